@@ -1,0 +1,114 @@
+"""Validated records, read-only, and the translation lookup built on them."""
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from .yamlload import dotted
+
+
+def digest(text: str) -> str:
+    """The fingerprint a translation keeps of the English text it was made from."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def freeze(value: Any) -> Any:
+    if isinstance(value, dict):
+        return MappingProxyType({k: freeze(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return tuple(freeze(v) for v in value)
+    return value
+
+
+@dataclass(frozen=True)
+class Record:
+    """One file of ``data/``: its id, its repo-relative path and its (frozen) fields."""
+
+    id: str
+    relpath: str  # relative to data/, e.g. gpus/nvidia/rtx-2070.yaml; also the translation mirror path
+    data: Mapping
+    texts: Mapping  # dotted keypath -> English text, for every translatable field
+
+    def __getitem__(self, key):
+        return self.data[key]
+
+    def get(self, key, default=None):
+        return self.data.get(key, default)
+
+
+@dataclass(frozen=True)
+class Translation:
+    text: str
+    source: str
+
+
+@dataclass
+class Dataset:
+    gpus: dict[str, Record] = field(default_factory=dict)
+    revisions: list[Record] = field(default_factory=list)  # oldest first
+    personas: Record | None = None
+    ui: Record | None = None
+    # lang -> relpath -> dotted key -> Translation
+    translations: dict[str, dict[str, dict[str, Translation]]] = field(default_factory=dict)
+
+    @property
+    def latest(self) -> Record:
+        return self.revisions[-1]
+
+    def revision(self, date: str) -> Record:
+        for rev in self.revisions:
+            if rev.id == date:
+                return rev
+        raise KeyError(date)
+
+    def persona_ids(self) -> list[str]:
+        return list(self.personas.data) if self.personas else []
+
+    def counts(self) -> dict[str, int]:
+        n = sum(len(keys) for per_lang in self.translations.values() for keys in per_lang.values())
+        return {"gpus": len(self.gpus), "revisions": len(self.revisions),
+                "personas": len(self.persona_ids()), "translations": n}
+
+
+class Localizer:
+    """Text of a record field in one language, with its translation status.
+
+    Status is ``source`` for English, ``ok`` for a current translation, ``stale`` when
+    the English text changed after translation, ``missing`` when there is none (the
+    English text is returned then, and pages mark it with ``lang="en"``).
+    """
+
+    def __init__(self, data: Dataset, lang: str):
+        self.data = data
+        self.lang = lang
+        self.table = data.translations.get(lang, {})
+
+    def field(self, record: Record, keypath: tuple | str) -> tuple[str, str]:
+        key = keypath if isinstance(keypath, str) else dotted(keypath)
+        english = record.texts.get(key)
+        if english is None:
+            return "", "missing"
+        if self.lang == "en":
+            return english, "source"
+        tr = self.table.get(record.relpath, {}).get(key)
+        if tr is None:
+            return english, "missing"
+        return tr.text, ("ok" if tr.source == digest(english) else "stale")
+
+    def text(self, record: Record, keypath: tuple | str) -> str:
+        return self.field(record, keypath)[0]
+
+    def ui(self, key: str) -> str:
+        return self.text(self.data.ui, (key,))
+
+    def persona(self, pid: str) -> str:
+        if pid in self.data.personas.data:
+            return self.text(self.data.personas, (pid, "name"))
+        return pid
+
+
+def today_utc() -> _dt.date:
+    return _dt.datetime.now(_dt.timezone.utc).date()

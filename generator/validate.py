@@ -1,0 +1,278 @@
+"""Load every file of ``data/``, check it, and build the :class:`Dataset`.
+
+``load_dataset`` never raises for bad data: it returns the dataset (or ``None``) and the
+full list of problems, so one run reports everything. Rules that need more than one
+file (ids against file names, duplicate ids, references, translations) live here; the
+per-record rules live in :mod:`generator.records`.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import difflib
+import os
+from pathlib import Path
+
+from . import records
+from .model import Dataset, Record, Translation, digest, freeze, today_utc
+from .problems import Problem
+from .schema import ID_RE, LANGS, TRANSLATED_LANGS, Ctx, walk_text
+from .yamlload import Document, dotted, load_file
+
+KNOWN_DOCS = ("README.md", "schema")  # things in data/ that are not records
+
+
+def _shown(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _near(name: str, names) -> str:
+    close = difflib.get_close_matches(name, list(names), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def rule_id_matches_filename(path: Path, ctx: Ctx) -> str | None:
+    stem = path.stem
+    if not ID_RE.match(stem):
+        ctx.err((), f"file name {path.name!r} is not a valid id: use lowercase letters, digits and single dashes")
+        return None
+    return stem
+
+
+def rule_revision_date_matches_filename(path: Path, doc: Document, ctx: Ctx) -> str | None:
+    stem = path.stem
+    try:
+        file_date = _dt.date.fromisoformat(stem)
+    except ValueError:
+        ctx.err((), f"revision files are named YYYY-MM-DD.yaml; got {path.name!r}")
+        return None
+    if isinstance(doc.data.get("date"), _dt.date) and doc.data["date"] != file_date:
+        ctx.err(("date",), f"date {doc.data['date'].isoformat()} differs from the file name {path.name}")
+    return stem
+
+
+def rule_vendor_matches_folder(path: Path, doc: Document, ctx: Ctx) -> None:
+    vendor = doc.data.get("vendor")
+    if isinstance(vendor, str) and vendor != path.parent.name:
+        ctx.err(("vendor",), f"vendor {vendor!r} differs from the folder {path.parent.name!r}; move the file or fix the vendor")
+
+
+class _Loader:
+    def __init__(self, data_dir: Path, root: Path, today: _dt.date):
+        self.data_dir = data_dir
+        self.root = root
+        self.today = today
+        self.problems: list[Problem] = []
+        self.refs: list[tuple[str, str, Document, tuple]] = []
+        self.ds = Dataset()
+        self.english_docs: dict[str, tuple] = {}  # relpath -> (schema, Record)
+
+    def shown(self, path: Path) -> str:
+        return _shown(path, self.root)
+
+    def problem(self, path: Path, line: int, fieldpath: str, message: str) -> None:
+        self.problems.append(Problem(self.shown(path), line, fieldpath, message))
+
+    def read(self, path: Path, schema) -> tuple[Document | None, Ctx | None]:
+        doc, problems = load_file(path, self.shown(path))
+        self.problems += problems
+        if doc is None:
+            return None, None
+        ctx = Ctx(doc, self.today)
+        schema.check(doc.data, ctx, ())
+        for kind, ident, kp in ctx.refs:
+            self.refs.append((kind, ident, doc, kp))
+        return doc, ctx
+
+    def make_record(self, ident: str, path: Path, doc: Document, schema) -> Record:
+        rel = path.relative_to(self.data_dir).as_posix()
+        texts = {dotted(kp): text for kp, text in walk_text(schema, doc.data)}
+        rec = Record(ident, rel, freeze(doc.data), freeze(texts))
+        self.english_docs[rel] = (schema, rec)
+        return rec
+
+    # ------------------------------------------------------------------ files
+
+    def run(self) -> None:
+        if not self.data_dir.is_dir():
+            self.problems.append(Problem(self.shown(self.data_dir), 1, "", "data folder not found"))
+            return
+        self.walk_unexpected()
+        self.load_gpus()
+        self.load_revisions()
+        self.load_single("personas.yaml", records.PERSONAS, "personas")
+        self.load_single("ui.yaml", records.UI, "ui")
+        self.check_refs()
+        self.load_translations()
+
+    def walk_unexpected(self) -> None:
+        expected_dirs = {"gpus", "revisions", "translations"}
+        for entry in sorted(self.data_dir.iterdir()):
+            if entry.name.startswith(".") or entry.name in KNOWN_DOCS:
+                continue
+            if entry.is_dir() and entry.name in expected_dirs:
+                continue
+            if entry.is_file() and entry.name in ("personas.yaml", "ui.yaml"):
+                continue
+            self.problem(entry, 1, "", "unexpected file or folder in data/ (records go in gpus/, revisions/, translations/, personas.yaml, ui.yaml)")
+
+    def yaml_files(self, folder: Path, depth: int) -> list[Path]:
+        """Files ``depth`` levels below ``folder``; anything else is reported."""
+        out = []
+        if not folder.is_dir():
+            return out
+        for dirpath, dirnames, filenames in os.walk(folder):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            here = Path(dirpath)
+            level = len(here.relative_to(folder).parts) + 1
+            for name in sorted(filenames):
+                if name.startswith("."):
+                    continue
+                p = here / name
+                if p.suffix == ".yml":
+                    self.problem(p, 1, "", "use the .yaml extension")
+                elif p.suffix != ".yaml":
+                    self.problem(p, 1, "", "only .yaml records belong here")
+                elif level != depth:
+                    self.problem(p, 1, "", f"misplaced: expected {folder.name}/{'<vendor>/' if depth == 2 else ''}<id>.yaml")
+                else:
+                    out.append(p)
+        return out
+
+    def load_gpus(self) -> None:
+        seen: dict[str, Path] = {}
+        for path in self.yaml_files(self.data_dir / "gpus", 2):
+            doc, ctx = self.read(path, records.GPU)
+            if doc is None:
+                continue
+            ident = rule_id_matches_filename(path, ctx)
+            rule_vendor_matches_folder(path, doc, ctx)
+            self.problems += ctx.problems
+            if ident is None:
+                continue
+            if ident in seen:
+                self.problem(path, 1, "", f"duplicate GPU id {ident!r}: also {self.shown(seen[ident])}")
+                continue
+            seen[ident] = path
+            self.ds.gpus[ident] = self.make_record(ident, path, doc, records.GPU)
+
+    def load_revisions(self) -> None:
+        revs = []
+        for path in self.yaml_files(self.data_dir / "revisions", 1):
+            doc, ctx = self.read(path, records.REVISION)
+            if doc is None:
+                continue
+            ident = rule_revision_date_matches_filename(path, doc, ctx)
+            self.problems += ctx.problems
+            if ident is not None:
+                revs.append(self.make_record(ident, path, doc, records.REVISION))
+        self.ds.revisions = sorted(revs, key=lambda r: r.id)
+
+    def load_single(self, name: str, schema, attr: str) -> None:
+        path = self.data_dir / name
+        if not path.is_file():
+            self.problem(path, 1, "", f"missing: data/{name} is required")
+            return
+        doc, ctx = self.read(path, schema)
+        if doc is not None:
+            self.problems += ctx.problems
+            setattr(self.ds, attr, self.make_record(path.stem, path, doc, schema))
+
+    def check_refs(self) -> None:
+        known = {"gpu": set(self.ds.gpus), "persona": set(self.ds.persona_ids())}
+        for kind, ident, doc, kp in self.refs:
+            if ident not in known[kind]:
+                self.problems.append(Problem(doc.path, doc.line(kp), dotted(kp),
+                                             f"unknown {kind} id {ident!r}{_near(ident, known[kind])}"))
+
+    def load_translations(self) -> None:
+        base = self.data_dir / "translations"
+        if not base.is_dir():
+            return
+        for lang_dir in sorted(p for p in base.iterdir() if not p.name.startswith(".")):
+            if not lang_dir.is_dir() or lang_dir.name not in TRANSLATED_LANGS:
+                self.problem(lang_dir, 1, "", f"translations are kept per language: one of {', '.join(TRANSLATED_LANGS)} (English is the data itself)")
+                continue
+            lang = lang_dir.name
+            table = self.ds.translations.setdefault(lang, {})
+            for dirpath, dirnames, filenames in os.walk(lang_dir):
+                dirnames.sort()
+                for fname in sorted(filenames):
+                    path = Path(dirpath) / fname
+                    if fname.startswith("."):
+                        continue
+                    if path.suffix != ".yaml":
+                        self.problem(path, 1, "", "only .yaml translation files belong here")
+                        continue
+                    self.load_translation(lang, lang_dir, path, table)
+
+    def load_translation(self, lang: str, lang_dir: Path, path: Path, table: dict) -> None:
+        rel = path.relative_to(lang_dir).as_posix()
+        doc, ctx = self.read(path, records.TRANSLATION)
+        if doc is None:
+            return
+        self.problems += ctx.problems
+        english = self.english_docs.get(rel)
+        if english is None:
+            self.problem(path, 1, "", f"translation of an unknown record: data/{rel} does not exist{_near(rel, self.english_docs)}")
+            return
+        _, rec = english
+        entries = {}
+        for key, value in doc.data.items():
+            if key not in rec.texts:
+                self.problems.append(Problem(doc.path, doc.line((key,)), key,
+                                             f"no translatable English text has this key in data/{rel}{_near(key, rec.texts)}"))
+                continue
+            if isinstance(value, dict) and isinstance(value.get("text"), str) and isinstance(value.get("source"), str):
+                entries[key] = Translation(value["text"], value["source"])
+        table[rel] = entries
+
+
+def load_dataset(data_dir: Path, root: Path | None = None, today: _dt.date | None = None):
+    """Return ``(dataset or None, problems)``; the dataset is None when any error was found."""
+    data_dir = Path(data_dir)
+    root = Path(root) if root else data_dir.parent
+    loader = _Loader(data_dir, root, today or today_utc())
+    loader.run()
+    problems = sorted(set(loader.problems), key=lambda p: (p.path, p.line, p.field, p.message))
+    errors = [p for p in problems if p.level == "error"]
+    if not errors and (not loader.ds.revisions):
+        errors.append(Problem(_shown(data_dir / "revisions", root), 1, "", "no revisions: at least one is needed"))
+        problems.append(errors[-1])
+    return (None if errors else loader.ds), problems
+
+
+def stale_translations(ds: Dataset) -> list[tuple[str, str, str]]:
+    """(lang, relpath, key) of every translation whose English text changed since."""
+    out = []
+    for lang, per_file in ds.translations.items():
+        for rel, entries in per_file.items():
+            schema_rec = _record_by_rel(ds, rel)
+            if schema_rec is None:
+                continue
+            for key, tr in entries.items():
+                english = schema_rec.texts.get(key)
+                if english is not None and tr.source != digest(english):
+                    out.append((lang, rel, key))
+    return sorted(out)
+
+
+def _record_by_rel(ds: Dataset, rel: str) -> Record | None:
+    for rec in all_records(ds):
+        if rec.relpath == rel:
+            return rec
+    return None
+
+
+def all_records(ds: Dataset):
+    yield from ds.gpus.values()
+    yield from ds.revisions
+    if ds.personas:
+        yield ds.personas
+    if ds.ui:
+        yield ds.ui
+
+
+__all__ = ["load_dataset", "stale_translations", "all_records", "LANGS"]
