@@ -1,0 +1,159 @@
+"""Command line: ``python -m generator <command>``.
+
+Exit codes: 0 success, 1 data problems or a failed build, 2 wrong usage.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from .problems import DataError
+from .schema import TRANSLATED_LANGS
+
+
+def _print_problems(problems, out=sys.stderr) -> None:
+    for p in problems:
+        print(p, file=out)
+
+
+def cmd_validate(args) -> int:
+    from .validate import load_dataset, stale_translations
+
+    data = Path(args.data)
+    ds, problems = load_dataset(data, Path.cwd())
+    _print_problems(problems)
+    errors = [p for p in problems if p.level == "error"]
+    if errors:
+        print(f"{len(errors)} error(s) in {data}; nothing was built.", file=sys.stderr)
+        return 1
+    c = ds.counts()
+    stale = len(stale_translations(ds))
+    print(f"ok: {c['gpus']} GPUs, {c['revisions']} revisions, {c['personas']} personas, "
+          f"{c['translations']} translations ({stale} stale)")
+    return 0
+
+
+def _paths(args):
+    from .site import Paths
+
+    return Paths(data=Path(args.data) if args.data else None,
+                 site=Path(args.site_dir) if getattr(args, "site_dir", None) else None)
+
+
+def cmd_build(args) -> int:
+    from .mkdocs_glue import BuildFailed
+    from .site import Timings, build_site, generate, load_or_fail
+
+    paths = _paths(args)
+    langs = tuple(args.lang) if args.lang else None
+    timings = Timings()
+    t0 = time.perf_counter()
+    try:
+        if args.no_mkdocs:
+            ds = load_or_fail(paths)
+            generate(ds, paths, langs or ("en", "ko", "zh", "fr"), timings)
+        else:
+            build_site(paths, langs or ("en", "ko", "zh", "fr"), timings)
+    except DataError as exc:
+        _print_problems(exc.problems)
+        n = len([p for p in exc.problems if p.level == "error"])
+        print(f"{n} error(s) in data; the site was not touched.", file=sys.stderr)
+        return 1
+    except BuildFailed as exc:
+        print(f"mkdocs build failed: {exc}; the site was not touched.", file=sys.stderr)
+        return 1
+    total = time.perf_counter() - t0
+    steps = ", ".join(f"{k} {v:.2f}s" for k, v in timings.steps.items())
+    where = paths.build / "docs" if args.no_mkdocs else paths.site
+    print(f"built {where} in {total:.2f}s ({steps})")
+    return 0
+
+
+def cmd_serve(args) -> int:
+    import tempfile
+
+    from .mkdocs_glue import BuildFailed, serve
+    from .site import build_site
+
+    paths = _paths(args)
+    serve_dir = Path(tempfile.mkdtemp(prefix="whichgpu-serve-")) / "site"
+    paths.site = serve_dir
+
+    def rebuild():
+        t0 = time.perf_counter()
+        try:
+            build_site(paths)
+            print(f"rebuilt in {time.perf_counter() - t0:.2f}s", file=sys.stderr)
+        except DataError as exc:
+            _print_problems(exc.problems)
+            print("data has errors; still serving the last good build", file=sys.stderr)
+        except BuildFailed as exc:
+            print(f"mkdocs build failed: {exc}; still serving the last good build", file=sys.stderr)
+
+    try:
+        build_site(paths)
+    except DataError as exc:
+        _print_problems(exc.problems)
+        print("data has errors; fix them and run again", file=sys.stderr)
+        return 1
+    except BuildFailed as exc:
+        print(f"mkdocs build failed: {exc}", file=sys.stderr)
+        return 1
+    watch = [paths.data, paths.root / "templates", paths.root / "docs", paths.root / "mkdocs.yml"]
+    print(f"serving http://{args.host}:{args.port}/ (English; /ko/ /zh/ /fr/ beside it)", file=sys.stderr)
+    serve(paths.site, rebuild, watch, args.host, args.port)
+    return 0
+
+
+def cmd_translations(args) -> int:
+    from .translations import coverage, report_text, todo_yaml
+    from .validate import load_dataset
+
+    ds, problems = load_dataset(Path(args.data), Path.cwd())
+    if ds is None:
+        _print_problems(problems)
+        return 1
+    if args.todo:
+        sys.stdout.write(todo_yaml(ds, args.todo))
+        return 0
+    cov = coverage(ds)
+    sys.stdout.write(report_text(cov, verbose=args.verbose))
+    incomplete = any(row["missing"] or row["stale"] for row in cov["rows"])
+    return 1 if (args.strict and incomplete) else 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m generator", description="Build and check the whichgpu knowledge base.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("validate", help="check every file of data/ and report each problem as path:line: field: message")
+    p.add_argument("--data", default="data", help="data folder to check (default: data)")
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("build", help="validate, generate pages and build the four-language site into site/")
+    p.add_argument("--data", default=None, help="data folder (default: data)")
+    p.add_argument("--site-dir", default=None, help="output folder (default: site)")
+    p.add_argument("--lang", action="append", choices=["en", "ko", "zh", "fr"], help="build only these languages (repeatable)")
+    p.add_argument("--no-mkdocs", action="store_true", help="only generate Markdown and JSON under build/docs")
+    p.set_defaults(func=cmd_build)
+
+    p = sub.add_parser("serve", help="build, serve at 127.0.0.1:8000 and rebuild when data/, templates/ or docs/ change")
+    p.add_argument("--data", default=None)
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser("translations", help="coverage of ko, zh and fr: missing and stale translations")
+    p.add_argument("--data", default="data")
+    p.add_argument("--verbose", "-v", action="store_true", help="list every missing and stale key")
+    p.add_argument("--strict", action="store_true", help="exit 1 when anything is missing or stale")
+    p.add_argument("--todo", choices=list(TRANSLATED_LANGS), help="print a YAML skeleton of what LANG lacks, with digests")
+    p.set_defaults(func=cmd_translations)
+
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,168 @@
+"""Render the Markdown pages of one language from the dataset through Jinja2 templates.
+
+Everything a template prints with ``{{ ... }}`` passes through ``escape_md`` (see
+:mod:`generator.text`) unless it is already :class:`Markup` made by this module, so no
+string from ``data/`` can become HTML, Markdown or script.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+from markupsafe import Markup
+
+from .model import Dataset, Localizer, Record
+import re
+
+from .schema import ID_RE, LANGS
+
+DATE_ID_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+from .text import escape_md, escape_title, format_date, format_number, yaml_str
+
+LANG_NAMES = {"en": "English", "ko": "한국어", "zh": "简体中文", "fr": "Français"}
+HTML_LANG = {"en": "en", "ko": "ko", "zh": "zh-Hans", "fr": "fr"}
+
+
+@dataclass(frozen=True)
+class Page:
+    """One generated page: its path below the language root and its Markdown."""
+
+    path: str  # e.g. "revisions/2019-04-03.md"
+    text: str
+
+
+def _finalize(value):
+    if value is None:
+        return ""
+    return escape_md(value)
+
+
+def safe_id(value) -> Markup:
+    """An id (validated as lowercase words joined by dashes) for URLs and anchors."""
+    text = str(value)
+    if not ID_RE.match(text) and not DATE_ID_RE.match(text):
+        raise ValueError(f"not an id: {text!r}")
+    return Markup(text)
+
+
+def make_env(templates_dir: Path) -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir)),
+        autoescape=True,
+        finalize=_finalize,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["id"] = safe_id
+    return env
+
+
+class Context:
+    """What templates can call: translated text, links, formatting."""
+
+    def __init__(self, ds: Dataset, lang: str):
+        self.ds = ds
+        self.lang = lang
+        self.loc = Localizer(ds, lang)
+        self.months = [self.loc.ui(f"date.month.{i}") for i in range(1, 13)]
+
+    # -- text
+    def t(self, record: Record, *keypath) -> Markup:
+        """A record field in this language, marked up when it is English or stale."""
+        text, status = self.loc.field(record, tuple(keypath))
+        body = escape_md(text)
+        if status == "missing" and self.lang != "en":
+            label = escape_md(self.loc.ui("i18n.untranslated"))
+            return Markup(f'<span lang="en">{body}</span> <span class="wg-i18n" title="{label}">EN</span>')
+        if status == "stale":
+            label = escape_md(self.loc.ui("i18n.stale"))
+            return Markup(f'{body} <span class="wg-i18n wg-i18n--stale" title="{label}">*</span>')
+        return body
+
+    def ui(self, key: str) -> Markup:
+        return self.t(self.ds.ui, key)
+
+    def ui_plain(self, key: str) -> str:
+        return self.loc.ui(key)
+
+    def title(self, text: str) -> str:
+        return yaml_str(escape_title(text))
+
+    def persona(self, pid: str) -> Markup:
+        return self.t(self.ds.personas, pid, "name")
+
+    # -- formatting
+    def date(self, value) -> str:
+        return format_date(value, self.lang, self.months)
+
+    def num(self, value, digits=None) -> str:
+        return format_number(value, self.lang, digits)
+
+    # -- links (relative to the language root; pages give their depth)
+    def gpu_name(self, gid: str) -> str:
+        gpu = self.ds.gpus.get(gid)
+        return gpu["name"] if gpu else gid
+
+
+def _revision_pages(env, ctx: Context, ds: Dataset) -> list[Page]:
+    pages = []
+    tpl = env.get_template("revision.md.j2")
+    revs = ds.revisions
+    for i, rev in enumerate(revs):
+        prev_rev = revs[i - 1] if i > 0 else None
+        next_rev = revs[i + 1] if i + 1 < len(revs) else None
+        text = tpl.render(c=ctx, ds=ds, rev=rev, prev=prev_rev, next=next_rev,
+                          latest=ds.latest, is_latest_page=False, up="../")
+        pages.append(Page(f"revisions/{rev.id}.md", text))
+    latest = revs[-1]
+    text = tpl.render(c=ctx, ds=ds, rev=latest, prev=revs[-2] if len(revs) > 1 else None, next=None,
+                      latest=latest, is_latest_page=True, up="../")
+    pages.append(Page("latest/index.md", text))
+    pages.append(Page("revisions/index.md", env.get_template("revisions.md.j2").render(c=ctx, ds=ds)))
+    return pages
+
+
+def render_language(ds: Dataset, lang: str, templates_dir: Path) -> list[Page]:
+    """Every page of the site in ``lang``; the same paths in every language."""
+    env = make_env(templates_dir)
+    ctx = Context(ds, lang)
+    pages = [
+        Page("index.md", env.get_template("home.md.j2").render(c=ctx, ds=ds)),
+        Page("gpus/index.md", env.get_template("gpus.md.j2").render(c=ctx, ds=ds)),
+        Page("api/index.md", env.get_template("api.md.j2").render(c=ctx, ds=ds)),
+    ]
+    pages += _revision_pages(env, ctx, ds)
+    return pages
+
+
+def nav(ds: Dataset, lang: str) -> list:
+    """The sidebar of one language (GPU and API pages are reached from their sections)."""
+    loc = Localizer(ds, lang)
+    esc = escape_title
+    revisions = [{esc(format_date(r.id, lang, [loc.ui(f"date.month.{i}") for i in range(1, 13)])): f"revisions/{r.id}.md"}
+                 for r in reversed(ds.revisions)]
+    return [
+        {esc(loc.ui("nav.home")): "index.md"},
+        {esc(loc.ui("nav.latest")): "latest/index.md"},
+        {esc(loc.ui("nav.revisions")): [{esc(loc.ui("nav.all_revisions")): "revisions/index.md"}] + revisions},
+        {esc(loc.ui("nav.gpus")): "gpus/index.md"},
+        {esc(loc.ui("nav.api")): "api/index.md"},
+    ]
+
+
+def alternates(lang: str) -> list[dict]:
+    """Language switcher entries, relative to this language's root."""
+    up = "" if lang == "en" else "../"
+    out = []
+    for other in LANGS:
+        link = (up or "./") if other == "en" else f"{up}{other}/"
+        out.append({"name": LANG_NAMES[other], "lang": HTML_LANG[other], "link": link})
+    return out
+
+
+def today_iso() -> str:
+    return _dt.date.today().isoformat()

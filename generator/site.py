@@ -1,0 +1,187 @@
+"""The whole pipeline: validate -> generate Markdown and JSON -> one MkDocs build per language.
+
+Nothing is written when the data has errors, and ``site/`` is replaced only once every
+language has built: a failed build leaves the previous site exactly as it was.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from .api import write_api
+from .model import Dataset
+from .problems import DataError
+from .render import HTML_LANG, alternates, nav, render_language
+from .schema import LANGS
+from .validate import load_dataset
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SEARCH = {
+    "en": {"search": {}},
+    "ko": {"search": {}},
+    # jieba segments Chinese at build time; the separator also splits on U+200B and CJK punctuation
+    "zh": {"search": {"lang": ["en", "zh"], "separator": "[\\s\\u200b\\u3000\\-、。，．？！；]+"}},
+    "fr": {"search": {"lang": ["fr", "en"]}},
+}
+
+
+@dataclass
+class Paths:
+    root: Path = ROOT
+    data: Path | None = None
+    build: Path | None = None
+    site: Path | None = None
+
+    def __post_init__(self):
+        self.root = Path(self.root)
+        self.data = Path(self.data) if self.data else self.root / "data"
+        self.build = Path(self.build) if self.build else self.root / "build"
+        self.site = Path(self.site) if self.site else self.root / "site"
+
+    @property
+    def templates(self) -> Path:
+        return self.root / "templates" / "pages"
+
+    @property
+    def static(self) -> Path:
+        return self.root / "docs"
+
+
+@dataclass
+class Timings:
+    steps: dict = field(default_factory=dict)
+
+    def add(self, name: str, seconds: float) -> None:
+        self.steps[name] = self.steps.get(name, 0.0) + seconds
+
+
+def load_or_fail(paths: Paths) -> Dataset:
+    ds, problems = load_dataset(paths.data, paths.root)
+    if ds is None:
+        raise DataError(problems)
+    return ds
+
+
+def _write_if_changed(path: Path, text: str) -> None:
+    if path.exists() and path.read_text(encoding="utf-8") == text:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def generate(ds: Dataset, paths: Paths, langs=LANGS, timings: Timings | None = None) -> dict[str, Path]:
+    """Write every language's Markdown, assets and the JSON API under ``build/docs/<lang>``."""
+    t0 = time.perf_counter()
+    docs_root = paths.build / "docs"
+    out = {}
+    for lang in langs:
+        lang_dir = docs_root / lang
+        wanted = set()
+        for page in render_language(ds, lang, paths.templates):
+            target = lang_dir / page.path
+            _write_if_changed(target, page.text)
+            wanted.add(target)
+        # hand-written pages of this language, then shared static assets
+        for src_dir in (paths.static / lang, paths.static / "assets"):
+            if not src_dir.is_dir():
+                continue
+            for src in sorted(p for p in src_dir.rglob("*") if p.is_file()):
+                rel = src.relative_to(paths.static / lang if src_dir.name == lang else paths.static)
+                target = lang_dir / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                if not target.exists() or target.read_bytes() != src.read_bytes():
+                    shutil.copyfile(src, target)
+                wanted.add(target)
+        if lang == "en":
+            wanted.update(write_api(ds, lang_dir))
+        # drop pages of records that no longer exist
+        if lang_dir.exists():
+            for stale in [p for p in lang_dir.rglob("*") if p.is_file() and p not in wanted]:
+                stale.unlink()
+        out[lang] = lang_dir
+    if timings:
+        timings.add("generate", time.perf_counter() - t0)
+    return out
+
+
+def mkdocs_overrides(ds: Dataset, lang: str, docs_dir: Path, site_dir: Path, base_config: dict) -> dict:
+    base_config = copy.deepcopy(base_config)  # mkdocs consumes the dicts it validates
+    theme = dict(base_config.get("theme") or {})
+    theme["language"] = lang
+    extra = dict(base_config.get("extra") or {})
+    extra["alternate"] = alternates(lang)
+    extra["html_lang"] = HTML_LANG[lang]
+    plugins = [p for p in (base_config.get("plugins") or []) if not (p == "search" or (isinstance(p, dict) and "search" in p))]
+    plugins = [SEARCH[lang]] + plugins
+    return {
+        "docs_dir": str(docs_dir),
+        "site_dir": str(site_dir),
+        "theme": theme,
+        "extra": extra,
+        "plugins": plugins,
+        "nav": nav(ds, lang),
+    }
+
+
+def read_base_config(paths: Paths) -> dict:
+    with open(paths.root / "mkdocs.yml", encoding="utf-8") as fh:
+        return yaml.safe_load(fh)
+
+
+def build_languages(ds: Dataset, paths: Paths, out_dir: Path, langs=LANGS, timings: Timings | None = None) -> None:
+    from . import mkdocs_glue
+
+    base = read_base_config(paths)
+    for lang in langs:
+        t0 = time.perf_counter()
+        site_dir = out_dir if lang == "en" else out_dir / lang
+        overrides = mkdocs_overrides(ds, lang, paths.build / "docs" / lang, site_dir, base)
+        mkdocs_glue.build(paths.root / "mkdocs.yml", overrides)
+        if timings:
+            timings.add(f"mkdocs:{lang}", time.perf_counter() - t0)
+
+
+def build_site(paths: Paths, langs=LANGS, timings: Timings | None = None) -> Dataset:
+    """Validate, generate and build into a fresh folder, then swap it in as ``site/``."""
+    t0 = time.perf_counter()
+    ds = load_or_fail(paths)
+    if timings:
+        timings.add("validate", time.perf_counter() - t0)
+    generate(ds, paths, langs, timings)
+    tmp = paths.site.with_name(f"{paths.site.name}.tmp-{os.getpid()}")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    try:
+        if "en" in langs:
+            build_languages(ds, paths, tmp, ["en"], timings)  # English cleans its folder: build it first
+        build_languages(ds, paths, tmp, [lang for lang in langs if lang != "en"], timings)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    swap_in(tmp, paths.site)
+    return ds
+
+
+def swap_in(new: Path, target: Path) -> None:
+    old = target.with_name(f"{target.name}.old-{os.getpid()}")
+    if target.exists():
+        target.rename(old)
+    new.rename(target)
+    if old.exists():
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def manifest(site: Path) -> dict:
+    """Relative path -> size of every file in a built site (for tests and benchmarks)."""
+    return {p.relative_to(site).as_posix(): p.stat().st_size for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+__all__ = ["Paths", "build_site", "generate", "load_or_fail", "manifest", "json"]

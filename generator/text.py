@@ -1,0 +1,89 @@
+"""Escaping at the edge and locale formatting.
+
+Generated pages are Markdown that Python-Markdown turns into HTML, so a string from
+``data/`` must survive two interpreters. ``escape_md`` writes every character that
+either HTML or Markdown gives meaning to as a numeric character reference: the text
+then reaches the reader as text, whatever it contains.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import html
+import json
+import re
+import unicodedata
+
+from markupsafe import Markup
+
+# HTML metacharacters plus everything Markdown (and its extensions: tables, attr_list,
+# admonitions, emphasis, links, code, footnotes, abbreviations) can act on.
+_MD_SPECIAL = set("&<>\"'\\`*_{}[]()#+-.!|~:=^$%@")
+_CONTROL_CATEGORIES = {"Cc", "Cf", "Zl", "Zp"}
+_ALLOWED_CONTROLS = {"\n", "\t"}
+
+
+def clean(text: str) -> str:
+    """Drop control and format characters (bidi overrides, zero-width joiners...)."""
+    return "".join(
+        ch for ch in text
+        if ch in _ALLOWED_CONTROLS or unicodedata.category(ch) not in _CONTROL_CATEGORIES
+    )
+
+
+def escape_md(value) -> Markup:
+    """Text that renders literally in Markdown and in HTML, attributes included."""
+    if isinstance(value, Markup):
+        return value
+    text = clean(str(value))
+    out = []
+    for ch in text:
+        if ch in _MD_SPECIAL:
+            out.append(f"&#{ord(ch)};")
+        elif ch in "\n\t":
+            out.append(" ")
+        else:
+            out.append(ch)
+    return Markup("".join(out))
+
+
+def escape_title(value) -> str:
+    """For page titles and descriptions that the theme inserts without escaping."""
+    text = " ".join(clean(str(value)).split())
+    return html.escape(text, quote=True)
+
+
+def yaml_str(value: str) -> str:
+    """A YAML-safe scalar (JSON strings are valid YAML)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def slug(value: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", value.lower()).strip("-")
+
+
+def format_number(value, lang: str, digits: int | None = None) -> str:
+    """1234.5 -> '1,234.5' (en, ko, zh) or '1 234,5' (fr)."""
+    if value is None:
+        return ""
+    if digits is None:
+        text = f"{value:,.3f}".rstrip("0").rstrip(".") if isinstance(value, float) else f"{value:,}"
+    else:
+        text = f"{value:,.{digits}f}"
+    if lang == "fr":
+        text = text.replace(",", "\u202f").replace(".", ",")
+    return text
+
+
+def format_date(value: _dt.date | str, lang: str, months: list[str]) -> str:
+    """A long date in the reader's language; ``months`` are the 12 localized month names."""
+    if isinstance(value, str):
+        value = _dt.date.fromisoformat(value)
+    month = months[value.month - 1]
+    if lang in ("ko",):
+        return f"{value.year}년 {value.month}월 {value.day}일"
+    if lang == "zh":
+        return f"{value.year}年{value.month}月{value.day}日"
+    if lang == "fr":
+        day = "1er" if value.day == 1 else str(value.day)
+        return f"{day} {month} {value.year}"
+    return f"{value.day} {month} {value.year}"
