@@ -77,8 +77,8 @@ class _Builder:
     def err(self, line: int, message: str, fieldpath: str = "") -> None:
         self.problems.append(Problem(self.shown, line, fieldpath, message))
 
-    def build(self, node: yaml.Node, keypath: tuple, depth: int) -> Any:
-        line = node.start_mark.line + 1
+    def build(self, node: yaml.Node, keypath: tuple, depth: int, used_at: int | None = None) -> Any:
+        line = used_at or node.start_mark.line + 1
         fieldpath = dotted(keypath)
         if id(node) in self.seen:
             self.err(line, "aliases (*name) are not allowed; write the value out", fieldpath)
@@ -107,7 +107,7 @@ class _Builder:
                     self.err(kline, f"duplicate key {key!r} (first given on line {first})", dotted(sub))
                     continue
                 self.lines[sub] = kline
-                out[key] = self.build(value_node, sub, depth + 1)
+                out[key] = self.build(value_node, sub, depth + 1, kline)
             return out
         if isinstance(node, yaml.SequenceNode):
             if node.tag != _SEQ_TAG:

@@ -1,0 +1,62 @@
+# whichgpu: the two commands a new machine needs are `make serve` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+
+export NO_MKDOCS_2_WARNING := 1
+export DISABLE_MKDOCS_2_WARNING := true
+# Reproducible output: the time of the last commit unless the caller sets one.
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 315532800)
+export SOURCE_DATE_EPOCH
+
+.PHONY: help venv dev-venv site serve validate test browser bench clean
+
+help:
+	@echo "make serve   build the site and serve it at http://$(HOST):$(PORT) with live reload"
+	@echo "make site    build the static site into site/ (en at the root, ko/ zh/ fr/ beside it)"
+	@echo "make test    install what the tests need (Chromium included) and run the whole suite"
+	@echo "make bench   time validation, generation and each language's build"
+
+$(BIN)/.runtime: requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	touch $@
+
+$(BIN)/.dev: requirements-dev.txt requirements.txt $(BIN)/.runtime
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	touch $@
+
+venv: $(BIN)/.runtime
+dev-venv: $(BIN)/.dev
+
+validate: venv
+	$(BIN)/python -m generator validate
+
+site: venv
+	$(BIN)/python -m generator build
+
+serve: venv
+	$(BIN)/python -m generator serve --host $(HOST) --port $(PORT)
+
+# Debian's Chromium drives the browser tests (Playwright cannot download its own here).
+browser:
+	@if command -v chromium >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		echo "installing Debian's chromium for the browser tests"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	elif command -v sudo >/dev/null 2>&1; then \
+		sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else \
+		echo "Chromium is missing: install Debian's 'chromium' package (apt-get install chromium) or set CHROMIUM=/path/to/chromium" >&2; exit 1; \
+	fi
+
+test: dev-venv browser
+	$(BIN)/python -m pytest -n 2 -q
+
+bench: venv
+	$(BIN)/python -m benchmarks.build_bench
+
+clean:
+	rm -rf build site site.tmp-* site.old-* .pytest_cache
