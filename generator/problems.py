@@ -25,3 +25,6 @@ class DataError(Exception):
     def __init__(self, problems: list[Problem]):
         super().__init__(f"{len(problems)} problem(s) in data")
         self.problems = problems
+
+    def __str__(self) -> str:
+        return "\n".join([f"{len(self.problems)} problem(s) in data:"] + [str(p) for p in self.problems])

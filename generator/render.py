@@ -33,6 +33,10 @@ class Page:
     text: str
 
 
+class MissingText(KeyError):
+    """A template asked for an interface text that data/ui.yaml does not have."""
+
+
 def _finalize(value):
     if value is None:
         return ""
@@ -68,7 +72,7 @@ class Context:
         self.ds = ds
         self.lang = lang
         self.loc = Localizer(ds, lang)
-        self.months = [self.loc.ui(f"date.month.{i}") for i in range(1, 13)]
+        self.months = [self.ui_plain(f"date.month.{i}") for i in range(1, 13)]
 
     # -- text
     def t(self, record: Record, *keypath) -> Markup:
@@ -84,10 +88,16 @@ class Context:
         return body
 
     def ui(self, key: str) -> Markup:
+        self._need(key)
         return self.t(self.ds.ui, key)
 
     def ui_plain(self, key: str) -> str:
+        self._need(key)
         return self.loc.ui(key)
+
+    def _need(self, key: str) -> None:
+        if key not in self.ds.ui.texts:
+            raise MissingText(key)
 
     def title(self, text: str) -> str:
         return yaml_str(escape_title(text))

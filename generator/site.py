@@ -17,8 +17,8 @@ import yaml
 
 from .api import write_api
 from .model import Dataset
-from .problems import DataError
-from .render import HTML_LANG, alternates, nav, render_language
+from .problems import DataError, Problem
+from .render import HTML_LANG, MissingText, alternates, nav, render_language
 from .schema import LANGS
 from .validate import load_dataset
 
@@ -85,7 +85,13 @@ def generate(ds: Dataset, paths: Paths, langs=LANGS, timings: Timings | None = N
     for lang in langs:
         lang_dir = docs_root / lang
         wanted = set()
-        for page in render_language(ds, lang, paths.templates):
+        try:
+            pages = render_language(ds, lang, paths.templates)
+        except MissingText as exc:
+            ui_file = (paths.data / "ui.yaml")
+            shown = ui_file.relative_to(paths.root).as_posix() if ui_file.is_relative_to(paths.root) else str(ui_file)
+            raise DataError([Problem(shown, 1, exc.args[0], "missing: the page templates need this interface text")]) from None
+        for page in pages:
             target = lang_dir / page.path
             _write_if_changed(target, page.text)
             wanted.add(target)
@@ -120,7 +126,7 @@ def mkdocs_overrides(ds: Dataset, lang: str, docs_dir: Path, site_dir: Path, bas
     extra["alternate"] = alternates(lang)
     extra["html_lang"] = HTML_LANG[lang]
     plugins = [p for p in (base_config.get("plugins") or []) if not (p == "search" or (isinstance(p, dict) and "search" in p))]
-    plugins = [SEARCH[lang]] + plugins
+    plugins = [copy.deepcopy(SEARCH[lang])] + plugins
     return {
         "docs_dir": str(docs_dir),
         "site_dir": str(site_dir),

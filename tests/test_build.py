@@ -1,0 +1,212 @@
+"""Builds of the real site and of small fixture sites: layout, strictness, escaping, safety."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import EPOCH, ROOT
+
+LANGS = ("en", "ko", "zh", "fr")
+
+HOSTILE = [
+    '<script>alert("x1")</script>',
+    "<img src=x onerror=alert(2)>",
+    "[click me](javascript:alert(3))",
+    "cell | split | here",
+    "</script><script>alert(4)</script>",
+    "*emph* _under_ `code` # not a heading",
+    "&lt;b&gt;entity&lt;/b&gt;",
+    "\u202eevil\u202c and zero\u200bwidth",
+    "{{ 7*7 }} {% raw %}",
+    '!!! warning "fake"',
+    '"quotes" and \'apostrophes\'',
+]
+
+
+def run_cli(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "generator", *args], cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, "SOURCE_DATE_EPOCH": EPOCH, **(env or {})})
+
+
+def html_files(site: Path):
+    return sorted(site.rglob("*.html"))
+
+
+# ------------------------------------------------------------------ the real site
+
+def test_every_language_has_every_page(built_site):
+    site, _ = built_site
+    english = {p.relative_to(site).as_posix() for p in html_files(site)
+               if p.relative_to(site).parts[0] not in ("ko", "zh", "fr")}
+    assert {"index.html", "latest/index.html", "revisions/index.html", "gpus/index.html",
+            "revisions/2015-08-20/index.html", "revisions/2016-07-23/index.html",
+            "revisions/2019-04-03/index.html", "api/index.html"} <= english
+    for lang in ("ko", "zh", "fr"):
+        theirs = {p.relative_to(site / lang).as_posix() for p in html_files(site / lang)}
+        assert theirs == english, lang
+
+
+def test_html_lang_per_language(built_site):
+    site, _ = built_site
+    for lang, prefix in (("en", ""), ("ko", "ko/"), ("zh", "zh/"), ("fr", "fr/")):
+        text = (site / prefix / "gpus" / "index.html").read_text(encoding="utf-8")
+        assert re.search(rf'<html lang="{lang}"', text), lang
+
+
+def test_language_switcher_points_to_the_same_page(built_site):
+    site, _ = built_site
+    page = (site / "ko" / "revisions" / "2016-07-23" / "index.html").read_text(encoding="utf-8")
+    links = dict(re.findall(r'<a href="([^"]+)" hreflang="([^"]+)"', page))
+    targets = {lang: href for href, lang in links.items()}
+    assert targets["en"] == "../../../revisions/2016-07-23/"
+    assert targets["fr"] == "../../../fr/revisions/2016-07-23/"
+    for lang, href in targets.items():
+        resolved = (site / "ko" / "revisions" / "2016-07-23" / href).resolve()
+        assert (resolved / "index.html").is_file(), (lang, href)
+
+
+def test_api_files_only_at_the_root(built_site):
+    site, _ = built_site
+    for name in ("gpus.json", "revisions.json", "personas.json"):
+        assert (site / "api" / "v1" / name).is_file()
+        assert not (site / "ko" / "api" / "v1" / name).exists()
+
+
+def test_chinese_search_index_is_segmented(built_site):
+    site, _ = built_site
+    index = (site / "zh" / "search" / "search_index.json").read_text(encoding="utf-8")
+    assert "\\u200b" in index or "\u200b" in index  # jieba boundaries
+
+
+def test_no_page_loads_anything_from_outside(built_site):
+    site, _ = built_site
+    external = re.compile(r'<(?:script|link|img|iframe|source)\b[^>]*\b(?:src|href)="(?:https?:)?//', re.I)
+    for page in html_files(site):
+        text = page.read_text(encoding="utf-8")
+        assert not external.search(text), page
+        assert "fonts.googleapis" not in text and "fonts.gstatic" not in text
+
+
+def test_old_revisions_link_the_latest(built_site):
+    site, ds = built_site
+    old = (site / "revisions" / ds.revisions[0].id / "index.html").read_text(encoding="utf-8")
+    assert f'href="../{ds.latest.id}/"' in old
+    newest = (site / "revisions" / ds.latest.id / "index.html").read_text(encoding="utf-8")
+    assert "admonition warning" not in newest
+
+
+# ------------------------------------------------------------------ fixture sites
+
+def fixture_repo(tmp_path: Path, tree) -> Path:
+    """A repo-like folder: the project's templates/docs/mkdocs.yml with the tree's data."""
+    (tmp_path / "data" / "ui.yaml").write_text((ROOT / "data" / "ui.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    return tmp_path
+
+
+def build_fixture(tree, site: Path, langs=LANGS):
+    from generator.site import Paths, build_site
+
+    shutil.copyfile(ROOT / "data" / "ui.yaml", tree.data / "ui.yaml")
+    for stale in (tree.data / "translations").rglob("ui.yaml"):
+        stale.unlink()
+    paths = Paths(root=ROOT, data=tree.data, build=tree.root / "build", site=site)
+    os.environ["SOURCE_DATE_EPOCH"] = EPOCH
+    return build_site(paths, langs)
+
+
+def test_hostile_strings_stay_text_everywhere(tree, tmp_path):
+    import json
+
+    gpu = "gpus/nvidia/rtx-2070.yaml"
+    tree.set(gpu, "name", json.dumps(HOSTILE[0] + " " + HOSTILE[4]))
+    tree.set(gpu, "architecture", json.dumps(HOSTILE[1]))
+    tree.set(gpu, "memory_type", json.dumps("<b>|x</b>*"))
+    tree.set(gpu, "notes", json.dumps(" ".join(HOSTILE)))
+    tree.set("revisions/2019-04-03.yaml", "summary", json.dumps(" ".join(HOSTILE)))
+    tree.write("personas.yaml", "best-overall:\n  name: " + json.dumps(HOSTILE[0] + HOSTILE[2]) +
+               "\nlittle-money:\n  name: " + json.dumps(HOSTILE[4] + HOSTILE[9]) + "\n")
+    tree.write("translations/ko/revisions/2019-04-03.yaml",
+               "summary:\n  text: " + json.dumps(HOSTILE[1] + HOSTILE[3]) + "\n  source: abcdefabcdef\n")
+    site = tmp_path / "site"
+    build_fixture(tree, site)
+    bad = re.compile(r"<script>alert|<img src=x|onerror=|href=\"javascript:|<b>entity|\{\{ 7\*7|>49<", re.I)
+    seen_escaped = False
+    for page in html_files(site):
+        text = page.read_text(encoding="utf-8")
+        assert not bad.search(text), (page, bad.search(text).group(0))
+        assert "\u202e" not in text and "\u200b" not in text.replace("search_index", "")
+        seen_escaped |= "&lt;script&gt;alert" in text or "&#60;script&#62;alert" in text
+    assert seen_escaped
+    # the title and nav carry the persona-free page titles; the GPU table shows the name as text
+    import html as _html
+
+    table = (site / "gpus" / "index.html").read_text(encoding="utf-8")
+    cell = re.search(r'<tr id="rtx-2070">\s*<th scope="row">(.*?)</th>', table, re.S).group(1)
+    assert "<" not in cell and _html.unescape(cell) == HOSTILE[0] + " " + HOSTILE[4]
+    api = json.loads((site / "api" / "v1" / "gpus.json").read_text(encoding="utf-8"))
+    assert api["result"][1]["name"].startswith('<script>alert("x1")</script>')
+
+
+def test_invalid_data_leaves_the_site_untouched(tree, tmp_path):
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "marker.txt").write_text("previous build")
+    tree.set("gpus/nvidia/rtx-2070.yaml", "memory_gb", "eight")
+    result = run_cli("build", "--data", str(tree.data), "--site-dir", str(site))
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert "rtx-2070.yaml:5: memory_gb: expected a number" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "site"]
+    assert [p.name for p in site.iterdir()] == ["marker.txt"]
+
+
+def test_failed_mkdocs_build_leaves_the_site_untouched(tree, tmp_path, monkeypatch):
+    from generator import mkdocs_glue
+
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "marker.txt").write_text("previous build")
+
+    calls = []
+
+    def boom(config_file, overrides):
+        calls.append(overrides["site_dir"])
+        if len(calls) == 2:
+            raise mkdocs_glue.BuildFailed("Aborted with 1 warnings in strict mode!")
+        Path(overrides["site_dir"]).mkdir(parents=True, exist_ok=True)
+
+    monkeypatch.setattr(mkdocs_glue, "build", boom)
+    with pytest.raises(mkdocs_glue.BuildFailed):
+        build_fixture(tree, site)
+    assert [p.name for p in site.iterdir()] == ["marker.txt"]
+    assert not list(tmp_path.glob("site.tmp-*"))
+
+
+def test_two_builds_are_identical(tree, tmp_path):
+    from generator.site import manifest
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    build_fixture(tree, a)
+    build_fixture(tree, b)
+    ma, mb = manifest(a), manifest(b)
+    assert ma == mb
+    for rel in ma:
+        assert (a / rel).read_bytes() == (b / rel).read_bytes(), rel
+
+
+def test_missing_interface_text_is_a_clean_error(tree, tmp_path):
+    from generator.problems import DataError
+    from generator.site import Paths, generate, load_or_fail
+
+    tree.write("ui.yaml", "nav.home: Home\n")
+    paths = Paths(root=ROOT, data=tree.data, build=tmp_path / "build", site=tmp_path / "site")
+    ds = load_or_fail(paths)
+    with pytest.raises(DataError) as info:
+        generate(ds, paths, ["en"])
+    assert str(info.value.problems[0]).endswith("missing: the page templates need this interface text")
