@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from .yamlload import INVALID
+
 VENDORS = ("nvidia", "amd", "intel", "google")
 SEGMENTS = ("consumer", "workstation", "datacenter", "cloud")
 LANGS = ("en", "ko", "zh", "fr")
@@ -225,6 +227,8 @@ class List(Type):
             ctx.err(kp, f"expected at least {self.min_items} item(s), got {len(value)}")
         seen = {}
         for i, item in enumerate(value):
+            if item is INVALID:
+                continue
             self.item.check(item, ctx, kp + (i,))
             if self.unique and isinstance(item, (str, int, float)):
                 if item in seen:
@@ -256,7 +260,8 @@ class Map(Type):
             ctx.err(kp, f"expected at least {self.min_items} entr{'y' if self.min_items == 1 else 'ies'}")
         for k, v in value.items():
             self.key.check(k, ctx, kp + (k,))
-            self.value.check(v, ctx, kp + (k,))
+            if v is not INVALID:
+                self.value.check(v, ctx, kp + (k,))
 
     def json_schema(self):
         return {"type": "object", "propertyNames": self.key.json_schema(),
@@ -299,12 +304,15 @@ class Record(Type):
                     ctx.err(kp, f"missing required field {name!r}" + (" (write null if unknown)" if spec.nullable else ""))
                 continue
             v = value[name]
+            if v is INVALID:
+                continue
             if v is None:
                 if not spec.nullable:
                     ctx.err(kp + (name,), f"{name} cannot be empty (null)")
                 continue
             spec.type.check(v, ctx, kp + (name,))
-        if not any(p.level == "error" for p in ctx.problems[before:]):
+        unreadable = any(v is INVALID for v in value.values())
+        if not unreadable and not any(p.level == "error" for p in ctx.problems[before:]):
             for rule in self.rules:
                 rule(value, ctx, kp)
 

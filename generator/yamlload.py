@@ -45,7 +45,16 @@ _MAP_TAG = "tag:yaml.org,2002:map"
 _SEQ_TAG = "tag:yaml.org,2002:seq"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 
-Path_ = tuple  # a key path inside a document: ("sources", 0, "url")
+
+
+class _Invalid:
+    """Stands for a value that could not be read (its problem is already reported)."""
+
+    def __repr__(self) -> str:
+        return "INVALID"
+
+
+INVALID = _Invalid()
 
 
 @dataclass
@@ -82,15 +91,15 @@ class _Builder:
         fieldpath = dotted(keypath)
         if id(node) in self.seen:
             self.err(line, "aliases (*name) are not allowed; write the value out", fieldpath)
-            return None
+            return INVALID
         self.seen.add(id(node))
         if depth > MAX_DEPTH:
             self.err(line, f"nesting deeper than {MAX_DEPTH} levels", fieldpath)
-            return None
+            return INVALID
         if isinstance(node, yaml.MappingNode):
             if node.tag != _MAP_TAG:
                 self.err(line, f"custom tag {node.tag!r} is not allowed", fieldpath)
-                return None
+                return INVALID
             out: dict[str, Any] = {}
             for key_node, value_node in node.value:
                 kline = key_node.start_mark.line + 1
@@ -112,7 +121,7 @@ class _Builder:
         if isinstance(node, yaml.SequenceNode):
             if node.tag != _SEQ_TAG:
                 self.err(line, f"custom tag {node.tag!r} is not allowed", fieldpath)
-                return None
+                return INVALID
             items = []
             for i, item in enumerate(node.value):
                 sub = keypath + (i,)
@@ -122,7 +131,7 @@ class _Builder:
         # scalar
         if node.tag not in _SCALAR_TAGS:
             self.err(line, f"custom tag {node.tag!r} is not allowed", fieldpath)
-            return None
+            return INVALID
         try:
             value = self.constructor.construct_object(node, deep=True)
         except (ValueError, OverflowError, yaml.YAMLError):
@@ -130,7 +139,7 @@ class _Builder:
                 self.err(line, f"{node.value!r} is not a real calendar date", fieldpath)
             else:
                 self.err(line, f"cannot read {node.value!r}", fieldpath)
-            return None
+            return INVALID
         if isinstance(value, _dt.datetime):
             value = value.date() if (value.hour, value.minute, value.second) == (0, 0, 0) else value
         return value
@@ -207,6 +216,8 @@ def load_text(raw: bytes, shown: str) -> tuple[Document | None, list[Problem]]:
     except RecursionError:
         return None, problems + [Problem(shown, 1, "", "YAML nesting is too deep to read")]
     problems += builder.problems
+    if data is INVALID:
+        return None, problems
     if not isinstance(data, dict):
         kind = type(data).__name__ if data is not None else "nothing"
         problems.append(Problem(shown, root.start_mark.line + 1, "", f"expected a mapping of field: value at the top of the file, got {kind}"))

@@ -292,3 +292,10 @@ def test_stale_translation_is_a_warning_not_an_error(tree):
     ds, problems = load_dataset(tree.data, tree.root)
     assert problems == [] and ds is not None
     assert stale_translations(ds) == [("ko", "ui.yaml", "nav.home")]
+
+
+def test_unreadable_value_is_reported_once_and_rules_still_safe(tree):
+    tree.set(GPU, "fp16_tensor_tflops", "!!python/name:os.system")
+    tree.write(GPU, tree.read(GPU) + "fp16_tensor_tflops_sparse: 1\n")
+    problems = tree.problems()
+    assert problems == [f"{GPU_SHOWN}:9: fp16_tensor_tflops: custom tag 'tag:yaml.org,2002:python/name:os.system' is not allowed"]
