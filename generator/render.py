@@ -19,6 +19,7 @@ import re
 from .schema import ID_RE, LANGS
 
 DATE_ID_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+PLACEHOLDER = re.compile(r"(\{[a-z_]+\})")
 from .text import escape_md, escape_title, format_date, format_number, yaml_str
 
 LANG_NAMES = {"en": "English", "ko": "한국어", "zh": "简体中文", "fr": "Français"}
@@ -94,6 +95,39 @@ class Context:
     def ui_plain(self, key: str) -> str:
         self._need(key)
         return self.loc.ui(key)
+
+    def fill(self, key: str, **parts) -> Markup:
+        """An interface text with ``{name}`` placeholders replaced by ``parts``.
+
+        Parts that are :class:`Markup` (links made by the templates) are kept; anything
+        else is escaped like every other string.
+        """
+        self._need(key)
+        text, status = self.loc.field(self.ds.ui, (key,))
+        out = []
+        for piece in PLACEHOLDER.split(text):
+            name = piece[1:-1] if PLACEHOLDER.fullmatch(piece) else None
+            out.append(escape_md(parts[name]) if name in parts else escape_md(piece))
+        body = Markup("".join(out))
+        if status == "missing" and self.lang != "en":
+            return Markup(f'<span lang="en">{body}</span>')
+        return body
+
+    def fill_plain(self, key: str, **parts) -> str:
+        self._need(key)
+        text = self.loc.ui(key)
+        return PLACEHOLDER.sub(lambda m: str(parts.get(m.group(0)[1:-1], m.group(0))), text)
+
+    def link(self, text: str, target: str) -> Markup:
+        """A Markdown link; ``target`` is built by templates from validated ids only."""
+        return Markup(f"[{escape_md(text)}]({target})")
+
+    def gpu_link(self, gid: str, page: str = "../gpus/index.md") -> Markup:
+        return self.link(self.gpu_name(gid), f"{page}#{safe_id(gid)}")
+
+    def gpu_links(self, ids, page: str = "../gpus/index.md") -> Markup:
+        sep = self.ui("punct.list_sep")
+        return Markup(sep.join(self.gpu_link(g, page) for g in ids))
 
     def _need(self, key: str) -> None:
         if key not in self.ds.ui.texts:

@@ -62,6 +62,6 @@ def todo_yaml(ds: Dataset, lang: str) -> str:
             out.append(f"{yaml_str(key)}:")
             current = yaml_str(entries[key].text) if key in entries else '""'
             out.append(f"  text: {current}")
-            out.append(f"  source: {digest(english)}")
+            out.append(f"  source: \"{digest(english)}\"")
         out.append("")
     return "\n".join(out) + ("\n" if out else "")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as _dt
 import difflib
 import os
+import re
 from pathlib import Path
 
 from . import records
@@ -57,6 +58,19 @@ def rule_vendor_matches_folder(path: Path, doc: Document, ctx: Ctx) -> None:
     vendor = doc.data.get("vendor")
     if isinstance(vendor, str) and vendor != path.parent.name:
         ctx.err(("vendor",), f"vendor {vendor!r} differs from the folder {path.parent.name!r}; move the file or fix the vendor")
+
+
+PLACEHOLDER = re.compile(r"\{[a-z_]+\}")
+
+
+def rule_placeholders_kept(english: str, translated: str, doc: Document, key: str, problems: list) -> bool:
+    """A translation keeps every ``{placeholder}`` of the English text, and adds none."""
+    want, got = sorted(PLACEHOLDER.findall(english)), sorted(PLACEHOLDER.findall(translated))
+    if want != got:
+        problems.append(Problem(doc.path, doc.line((key, "text")), f"{key}.text",
+                                f"placeholders differ from the English text: expected {' '.join(want) or 'none'}, got {' '.join(got) or 'none'}"))
+        return False
+    return True
 
 
 class _Loader:
@@ -226,7 +240,8 @@ class _Loader:
                                              f"no translatable English text has this key in data/{rel}{_near(key, rec.texts)}"))
                 continue
             if isinstance(value, dict) and isinstance(value.get("text"), str) and isinstance(value.get("source"), str):
-                entries[key] = Translation(value["text"], value["source"])
+                if rule_placeholders_kept(rec.texts[key], value["text"], doc, key, self.problems):
+                    entries[key] = Translation(value["text"], value["source"])
         table[rel] = entries
 
 

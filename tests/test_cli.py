@@ -61,4 +61,4 @@ def test_translations_todo_gives_digests(tree):
     result = run_cli("translations", "--data", str(tree.data), "--todo", "fr")
     assert result.returncode == 0
     assert "# ==> data/translations/fr/ui.yaml" in result.stdout
-    assert f"  source: {digest('Home')}" in result.stdout
+    assert '  source: "' + digest('Home') + '"' in result.stdout

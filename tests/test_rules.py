@@ -218,6 +218,14 @@ CASES = {
         "data/translations/ko/ui.yaml:3: nav.home.source: expected the 12-hex digest of the English text, got 'abc123' (text)",
         True,
     ),
+    "translation_keeps_placeholders": (
+        lambda t: (t.write("ui.yaml", "nav.home: Home of {date}\n"),
+                   t.write("translations/ko/ui.yaml", "nav.home:\n  text: \"{date} 홈\"\n  source: abcdefabcdef\n")),
+        lambda t: (t.write("ui.yaml", "nav.home: Home of {date}\n"),
+                   t.write("translations/ko/ui.yaml", "nav.home:\n  text: \"홈 {data}\"\n  source: abcdefabcdef\n")),
+        "data/translations/ko/ui.yaml:2: nav.home.text: placeholders differ from the English text: expected {date}, got {data}",
+        True,
+    ),
     "not_utf8": (
         lambda t: t.set(GPU, "notes", "카드 — ünïcode"),
         lambda t: t.write(GPU, t.read(GPU).replace("notes: A fixture card.", "notes: caf").encode() + b"\xe9\n"),

@@ -1,0 +1,102 @@
+"""The built site in a real browser: Debian's Chromium driven by Playwright.
+
+Set CHROMIUM to another binary if needed. `make test` installs Debian's chromium when it
+is missing; without a browser these tests fail rather than pass silently.
+"""
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import threading
+from urllib.parse import urlparse
+
+import pytest
+
+CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def server(built_site):
+    site, _ = built_site
+    handler = functools.partial(_Quiet, directory=str(site))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        pytest.fail(f"Chromium not found at {CHROMIUM}: run `make test` (installs Debian's chromium) or set CHROMIUM")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    pg = context.new_page()
+    pg.set_default_timeout(10000)
+    yield pg
+    context.close()
+
+
+def open_language_menu_and_pick(page, label):
+    page.wait_for_load_state("networkidle")  # the theme settles the switcher links after load
+    page.locator(".md-header__option .md-select button").first.focus()
+    link = page.locator(".md-select__list").get_by_role("link", name=label, exact=True)
+    link.wait_for(state="visible")
+    link.click()
+
+
+@pytest.mark.parametrize("start, label, expected", [
+    ("/revisions/2016-07-23/", "한국어", "/ko/revisions/2016-07-23/"),
+    ("/ko/revisions/2016-07-23/", "简体中文", "/zh/revisions/2016-07-23/"),
+    ("/zh/gpus/", "Français", "/fr/gpus/"),
+    ("/fr/gpus/", "English", "/gpus/"),
+    ("/fr/", "한국어", "/ko/"),
+])
+def test_language_switch_keeps_the_page(server, page, start, label, expected):
+    page.goto(server + start)
+    open_language_menu_and_pick(page, label)
+    page.wait_for_url(server + expected)
+    lang = {"/ko/": "ko", "/zh/": "zh", "/fr/": "fr"}.get(expected[:4], "en")
+    assert page.locator("html").get_attribute("lang") == lang
+
+
+@pytest.mark.parametrize("lang", ["", "ko/", "zh/", "fr/"])
+@pytest.mark.parametrize("query, expect", [("RTX 2080", "RTX 2080"), ("GTX 1060", "GTX 1060")])
+def test_search_finds_a_gpu_by_name(server, page, lang, query, expect):
+    page.goto(f"{server}/{lang}")
+    page.locator("input.md-search__input").click()
+    page.keyboard.type(query, delay=20)
+    results = page.locator(".md-search-result__item")
+    results.first.wait_for()
+    assert expect in page.locator(".md-search-result").inner_text()
+
+
+def test_no_request_leaves_the_local_server(server, page, built_site):
+    site, _ = built_site
+    outside = []
+    page.on("request", lambda r: outside.append(r.url) if urlparse(r.url).hostname != "127.0.0.1" else None)
+    pages = sorted(p.relative_to(site).parent.as_posix() for p in site.rglob("index.html"))
+    assert len(pages) >= 32
+    for rel in pages:
+        page.goto(f"{server}/{'' if rel == '.' else rel + '/'}")
+        page.wait_for_load_state("networkidle")
+    assert outside == []
