@@ -7,6 +7,7 @@ string from ``data/`` can become HTML, Markdown or script.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,6 +53,7 @@ def safe_id(value) -> Markup:
     return Markup(text)
 
 
+@functools.lru_cache(maxsize=8)
 def make_env(templates_dir: Path) -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir)),
