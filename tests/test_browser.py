@@ -85,8 +85,23 @@ def test_search_finds_a_gpu_by_name(server, page, lang, query, expect):
     page.goto(f"{server}/{lang}")
     page.locator("input.md-search__input").click()
     page.keyboard.type(query, delay=20)
+    page.keyboard.press("End")  # text typed through an input method sends no key event by itself
     results = page.locator(".md-search-result__item")
     results.first.wait_for()
+    assert expect in page.locator(".md-search-result").inner_text()
+
+
+@pytest.mark.parametrize("lang, query, expect", [
+    ("ko/", "개정판", "개정판"),
+    ("zh/", "显卡", "显卡"),
+    ("fr/", "carte", "cartes"),
+])
+def test_search_finds_words_of_the_language(server, page, lang, query, expect):
+    page.goto(f"{server}/{lang}")
+    page.locator("input.md-search__input").click()
+    page.keyboard.type(query, delay=20)
+    page.keyboard.press("End")  # text typed through an input method sends no key event by itself
+    page.locator(".md-search-result__item").first.wait_for()
     assert expect in page.locator(".md-search-result").inner_text()
 
 

@@ -109,10 +109,15 @@ def fixture_repo(tmp_path: Path, tree) -> Path:
     return tmp_path
 
 
-def build_fixture(tree, site: Path, langs=LANGS):
+def build_fixture(tree, site: Path, langs=LANGS, ui_edits: dict | None = None):
+    import json
+
     from generator.site import Paths, build_site
 
-    shutil.copyfile(ROOT / "data" / "ui.yaml", tree.data / "ui.yaml")
+    ui = (ROOT / "data" / "ui.yaml").read_text(encoding="utf-8")
+    for key, value in (ui_edits or {}).items():
+        ui = re.sub(rf"^{re.escape(key)}:.*$", lambda _m: f"{key}: {json.dumps(value)}", ui, flags=re.M)
+    (tree.data / "ui.yaml").write_text(ui, encoding="utf-8")
     for stale in (tree.data / "translations").rglob("ui.yaml"):
         stale.unlink()
     paths = Paths(root=ROOT, data=tree.data, build=tree.root / "build", site=site)
@@ -134,8 +139,9 @@ def test_hostile_strings_stay_text_everywhere(tree, tmp_path):
     tree.write("translations/ko/revisions/2019-04-03.yaml",
                "summary:\n  text: " + json.dumps(HOSTILE[1] + HOSTILE[3]) + "\n  source: abcdefabcdef\n")
     site = tmp_path / "site"
-    build_fixture(tree, site)
-    bad = re.compile(r"<script>alert|<img src=x|onerror=|href=\"javascript:|<b>entity|\{\{ 7\*7|>49<", re.I)
+    build_fixture(tree, site, ui_edits={"nav.gpus": HOSTILE[0], "gpus.title": HOSTILE[4], "home.heading": HOSTILE[2],
+                                        "revision.heading": "{date} " + HOSTILE[1]})
+    bad = re.compile(r"<script>alert|<img src=x|<[^>]*onerror=|href=\"javascript:|<b>entity|\{\{ 7\*7|>49<", re.I)
     seen_escaped = False
     for page in html_files(site):
         text = page.read_text(encoding="utf-8")
@@ -143,6 +149,8 @@ def test_hostile_strings_stay_text_everywhere(tree, tmp_path):
         assert "\u202e" not in text and "\u200b" not in text.replace("search_index", "")
         seen_escaped |= "&lt;script&gt;alert" in text or "&#60;script&#62;alert" in text
     assert seen_escaped
+    home = (site / "index.html").read_text(encoding="utf-8")
+    assert "&lt;script&gt;alert(&#34;x1&#34;)&lt;/script&gt;" in home or "&lt;script&gt;alert(&quot;x1&quot;)&lt;/script&gt;" in home
     # the title and nav carry the persona-free page titles; the GPU table shows the name as text
     import html as _html
 

@@ -1,0 +1,81 @@
+"""Rendering: translation status, placeholders, and the same pages in every language."""
+from __future__ import annotations
+
+import pytest
+from markupsafe import Markup
+
+from conftest import ROOT
+
+
+@pytest.fixture
+def dataset(tree):
+    import shutil
+
+    from generator.validate import load_dataset
+
+    shutil.copyfile(ROOT / "data" / "ui.yaml", tree.data / "ui.yaml")
+    (tree.data / "translations" / "ko" / "ui.yaml").unlink()
+    ds, problems = load_dataset(tree.data, tree.root)
+    assert ds is not None, problems
+    return ds
+
+
+def test_localizer_status(dataset):
+    from generator.model import Localizer
+
+    rev = dataset.revision("2019-04-03")
+    assert Localizer(dataset, "en").field(rev, ("summary",)) == ("A fixture revision.", "source")
+    assert Localizer(dataset, "ko").field(rev, ("summary",)) == ("시험용 개정판입니다.", "ok")
+    assert Localizer(dataset, "zh").field(rev, ("summary",)) == ("A fixture revision.", "missing")
+
+
+def test_stale_translation_is_shown_with_a_mark(dataset, tree):
+    from generator.render import Context
+    from generator.validate import load_dataset
+
+    tree.set("revisions/2019-04-03.yaml", "summary", "A changed fixture revision.")
+    ds, _ = load_dataset(tree.data, tree.root)
+    out = Context(ds, "ko").t(ds.revision("2019-04-03"), "summary")
+    assert out.startswith("시험용 개정판입니다&#46;") and "wg-i18n--stale" in out
+
+
+def test_missing_translation_is_english_marked_as_such(dataset):
+    from generator.render import Context
+
+    out = Context(dataset, "zh").t(dataset.revision("2019-04-03"), "summary")
+    assert out.startswith('<span lang="en">A fixture revision&#46;</span>')
+
+
+def test_fill_keeps_links_and_escapes_the_rest(dataset):
+    from generator.render import Context
+
+    c = Context(dataset, "en")
+    out = c.fill("revision.old_body", date=c.link("3 April 2019", "2019-04-03.md"))
+    assert "[3 April 2019](2019-04-03.md)" in out
+    assert out.startswith("The advice has been revised since;")
+    assert c.fill_plain("revision.heading", date="3 April 2019") == "Advice of 3 April 2019"
+
+
+def test_gpu_link_refuses_anything_but_an_id(dataset):
+    from generator.render import Context, safe_id
+
+    assert Context(dataset, "en").gpu_link("rtx-2070") == Markup("[GeForce RTX 2070](../gpus/index.md#rtx-2070)")
+    with pytest.raises(ValueError):
+        safe_id('x" onmouseover="alert(1)')
+
+
+def test_every_language_renders_the_same_pages(dataset):
+    from generator.render import render_language
+
+    paths = {lang: [p.path for p in render_language(dataset, lang, ROOT / "templates" / "pages")]
+             for lang in ("en", "ko", "zh", "fr")}
+    assert paths["en"] == paths["ko"] == paths["zh"] == paths["fr"]
+    assert "revisions/2019-04-03.md" in paths["en"] and "latest/index.md" in paths["en"]
+
+
+def test_nav_titles_are_escaped(dataset):
+    from generator.render import nav
+
+    entries = nav(dataset, "en")
+    assert list(entries[0]) == ["Home"]
+    assert entries[2]["Revisions"][1] == {"3 April 2019": "revisions/2019-04-03.md"}

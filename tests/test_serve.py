@@ -1,0 +1,78 @@
+"""`python -m generator serve`: serves all languages and rebuilds when the data changes."""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from conftest import EPOCH, ROOT
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def fetch(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as r:
+            return r.status, r.read().decode("utf-8")
+    except OSError:
+        return 0, ""
+
+
+def wait_for(predicate, timeout=60.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.3)
+    return None
+
+
+@pytest.fixture
+def served(tree):
+    shutil.copyfile(ROOT / "data" / "ui.yaml", tree.data / "ui.yaml")
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "generator", "serve", "--data", str(tree.data), "--port", str(port)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env={**os.environ, "SOURCE_DATE_EPOCH": EPOCH})
+    base = f"http://127.0.0.1:{port}"
+    try:
+        ok = wait_for(lambda: fetch(base + "/")[0] == 200)
+        if not ok:
+            proc.kill()
+            pytest.fail("server did not start:\n" + (proc.stdout.read() if proc.stdout else ""))
+        yield tree, base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def test_serves_every_language_with_live_reload(served):
+    _, base = served
+    for prefix in ("", "ko/", "zh/", "fr/"):
+        status, body = fetch(f"{base}/{prefix}gpus/")
+        assert status == 200 and "GeForce RTX 2070" in body, prefix
+    assert "livereload" in fetch(base + "/")[1]
+
+
+def test_rebuilds_on_data_change_and_keeps_last_good_build(served):
+    tree, base = served
+    tree.set("gpus/nvidia/rtx-2070.yaml", "name", "GeForce RTX 2070 Rebuilt")
+    assert wait_for(lambda: "GeForce RTX 2070 Rebuilt" in fetch(base + "/gpus/")[1]), "no rebuild after a data change"
+    tree.set("gpus/nvidia/rtx-2070.yaml", "memory_gb", "eight")
+    time.sleep(4)
+    status, body = fetch(base + "/ko/gpus/")
+    assert status == 200 and "GeForce RTX 2070 Rebuilt" in body
