@@ -76,3 +76,26 @@ def write_api(ds: Dataset, out_dir: Path) -> list[Path]:
         path.write_text(dumps(envelope(result)), encoding="utf-8")
         written.append(path)
     return written
+
+
+def client_data(ds: Dataset) -> dict:
+    """What the calculators and pickers read in the browser (window.WG_DATA)."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "gpus": gpus_result(ds),
+        "revisions": revisions_result(ds),
+        "personas": [p["id"] for p in personas_result(ds)],
+    }
+
+
+def write_client_data(ds: Dataset, lang_dir: Path) -> Path:
+    """``assets/data/whichgpu-data.js``: the data as a script, so it also works from file://."""
+    path = Path(lang_dir) / "assets" / "data" / "whichgpu-data.js"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    body = json.dumps(client_data(ds), ensure_ascii=True, separators=(",", ":"), sort_keys=False)
+    # ensure_ascii plus escaping "<", ">" and "&" keeps the payload inert wherever it is embedded
+    body = body.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    text = "window.WG_DATA = " + body + ";\n"
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
+    return path

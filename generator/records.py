@@ -8,7 +8,7 @@ from __future__ import annotations
 from .schema import (
     AVOID_CLASSES, CHANGE_TYPES, DIGEST_RE, FEATURES, ID_RE, KNOWN, NETWORKS, PRICE_KINDS,
     SEGMENTS, SOURCED_FIELDS, UI_KEY_RE, VENDOR_TOPICS, VENDORS, VERDICTS, WORKLOADS,
-    Bool, Date, Enum, F, List, Map, Number, OneOf, Record, Ref, Str, Text, Url,
+    Bool, Date, Enum, F, Lazy, List, Map, Number, OneOf, Record, Ref, Str, Text, Url,
 )
 
 # ---------------------------------------------------------------- GPU rules
@@ -83,6 +83,8 @@ GPU = Record({
     "segment": F(Enum(SEGMENTS)),
     "aliases": F(List(Str(max_len=80), unique=True), required=False, doc="other names used for this card"),
     "notes": F(Text(max_len=1500), required=False),
+    "discrepancies": F(Map(Enum(SOURCED_FIELDS), Text(max_len=600)), required=False,
+                       doc="field -> why this record differs from the reference dataset that check-specs compares with"),
     "sources": F(List(SOURCE, min_items=1), doc="public URLs; every number is covered by one"),
 }, rules=(rule_dense_not_above_sparse, rule_tensor_cores_consistent,
           rule_compute_capability_nvidia_only, rule_every_number_sourced))
@@ -91,8 +93,8 @@ GPU = Record({
 
 
 def rule_full_revision_has_personas(rev, ctx, kp):
-    if rev.get("kind") == "full" and not rev.get("recommendations"):
-        ctx.err(kp, "a revision of kind full lists its recommendations (persona: gpus)")
+    if rev.get("kind") == "full" and not rev.get("recommendations") and not rev.get("decision_tree"):
+        ctx.err(kp, "a revision of kind full lists its recommendations (persona: gpus) or a decision_tree")
     if rev.get("kind") == "update" and not rev.get("changes") and not rev.get("recommendations"):
         ctx.err(kp, "a revision of kind update records its changes (or a full recommendations list)")
 
@@ -135,6 +137,47 @@ CHANGE = Record({
     "note": F(Text(max_len=600), required=False),
 })
 
+TREE_LEAF = Record({
+    "gpus": F(List(Ref("gpu"), unique=True), doc="what to get at this leaf, best first; [] when the answer is not a card"),
+    "share": F(List(Number(maximum=100), min_items=1), required=False,
+               doc="for a mix of cards: the percentage of each entry of gpus, in order"),
+    "used": F(Bool(), required=False, doc="the advice is to buy these used"),
+    "note": F(Text(max_len=600), required=False),
+})
+
+
+def _tree_node():
+    return TREE_NODE
+
+
+def rule_share_matches_gpus(leaf, ctx, kp):
+    share = leaf.get("share")
+    if share is not None and len(share) != len(leaf.get("gpus") or []):
+        ctx.err(kp + ("share",), f"{len(share)} shares for {len(leaf.get('gpus') or [])} GPUs; give one percentage per GPU")
+
+
+TREE_LEAF.rules = (rule_share_matches_gpus,)
+
+TREE_QUESTION = Record({
+    "question": F(Text(max_len=300)),
+    "if_yes": F(Lazy("tree_node", _tree_node)),
+    "if_no": F(Lazy("tree_node", _tree_node)),
+})
+
+TREE_NODE = OneOf(first=TREE_LEAF, second=TREE_QUESTION, pick_second=lambda v: isinstance(v, dict) and "question" in v)
+
+CLOUD_BREAK_EVEN = Record({
+    "desktop_usd": F(Number(maximum=1_000_000), doc="price of the desktop"),
+    "gpu_w": F(Number(maximum=10_000)),
+    "system_w": F(Number(maximum=10_000), doc="the rest of the machine"),
+    "kwh_usd": F(Number(maximum=10)),
+    "utilization": F(Number(maximum=1), doc="share of the time the machine trains, 0 to 1"),
+    "cloud_usd_per_hour": F(Number(maximum=10_000)),
+    "spot_usd_per_hour": F(Number(maximum=10_000), required=False),
+    "break_even_days": F(Number(maximum=100_000), required=False, doc="as the revision states it"),
+    "note": F(Text(max_len=600), required=False),
+})
+
 REVISION = Record({
     "date": F(Date(), doc="equals the file name"),
     "url": F(Url(), doc="the canonical address of this revision of the article"),
@@ -145,6 +188,8 @@ REVISION = Record({
     "avoid": F(List(Ref("gpu"), unique=True), required=False),
     "avoid_classes": F(List(Enum(AVOID_CLASSES), unique=True), required=False),
     "changes": F(List(CHANGE), required=False),
+    "decision_tree": F(TREE_NODE, required=False, doc="advice given as a yes/no flowchart"),
+    "cloud_break_even": F(CLOUD_BREAK_EVEN, required=False, doc="a worked desktop-versus-cloud example"),
     "relative_performance": F(List(Record({
         "workload": F(Enum(WORKLOADS)),
         "reference": F(Ref("gpu")),
@@ -190,3 +235,34 @@ TRANSLATION = Map(Str(max_len=200), Record({
     "text": F(Str(max_len=4000)),
     "source": F(Str(max_len=12, pattern=DIGEST_RE, hint="the 12-hex digest of the English text")),
 }))
+
+CELL = OneOf(first=Number(minimum=-1e15, maximum=1e18, exclusive_min=False), second=Text(max_len=300),
+             pick_second=lambda v: isinstance(v, str))
+
+
+def rule_rows_match_columns(topic, ctx, kp):
+    for i, section in enumerate(topic.get("sections") or []):
+        table = section.get("table")
+        if not table:
+            continue
+        width = len(table.get("columns") or [])
+        for j, row in enumerate(table.get("rows") or []):
+            if len(row) != width:
+                ctx.err(kp + ("sections", i, "table", "rows", j), f"row has {len(row)} cells; the table has {width} columns")
+
+
+TOPIC = Record({
+    "title": F(Text(max_len=120)),
+    "summary": F(Text(max_len=600)),
+    "order": F(Number(integer=True, maximum=1000), doc="position in the list of topics"),
+    "sections": F(List(Record({
+        "heading": F(Text(max_len=160)),
+        "paragraphs": F(List(Text(max_len=2000)), required=False),
+        "table": F(Record({
+            "caption": F(Text(max_len=300)),
+            "columns": F(List(Text(max_len=120), min_items=1)),
+            "rows": F(List(List(CELL, min_items=1), min_items=1)),
+        }), required=False),
+    }), min_items=1)),
+    "sources": F(List(Url(), min_items=1, unique=True)),
+}, rules=(rule_rows_match_columns,))

@@ -182,7 +182,18 @@ def render_language(ds: Dataset, lang: str, templates_dir: Path) -> list[Page]:
         Page("api/index.md", env.get_template("api.md.j2").render(c=ctx, ds=ds)),
     ]
     pages += _revision_pages(env, ctx, ds)
+    pages += _site_pages(env, ctx, ds, templates_dir)
     return pages
+
+
+def _site_pages(env, ctx: Context, ds: Dataset, templates_dir: Path) -> list[Page]:
+    """Stand-alone pages: templates/pages/site/<path>.md.j2 becomes <path>.md in every language."""
+    base = Path(templates_dir) / "site"
+    out = []
+    for tpl in sorted(base.rglob("*.md.j2")) if base.is_dir() else []:
+        rel = tpl.relative_to(base).as_posix()
+        out.append(Page(rel[: -len(".j2")], env.get_template(f"site/{rel}").render(c=ctx, ds=ds)))
+    return out
 
 
 def nav(ds: Dataset, lang: str) -> list:

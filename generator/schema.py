@@ -344,6 +344,20 @@ class OneOf(Type):
         return {"oneOf": [self.first.json_schema(), self.second.json_schema()]}
 
 
+@dataclass
+class Lazy(Type):
+    """A named type resolved on use, so that a type can contain itself (decision trees)."""
+
+    name: str = ""
+    resolve: Callable = lambda: Str()
+
+    def check(self, value, ctx, kp):
+        self.resolve().check(value, ctx, kp)
+
+    def json_schema(self):
+        return {"$ref": f"#/$defs/{self.name}"}
+
+
 def walk_text(t: Type, value, kp: tuple = ()):
     """Yield (keypath, english_text) for every ``Text`` in ``value`` described by ``t``."""
     if value is None:
@@ -363,3 +377,5 @@ def walk_text(t: Type, value, kp: tuple = ()):
             yield from walk_text(t.value, v, kp + (k,))
     elif isinstance(t, OneOf):
         yield from walk_text(t.second if t.pick_second(value) else t.first, value, kp)
+    elif isinstance(t, Lazy):
+        yield from walk_text(t.resolve(), value, kp)

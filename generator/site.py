@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from .api import write_api
+from .api import write_api, write_client_data
 from .model import Dataset
 from .problems import DataError, Problem
 from .render import HTML_LANG, MissingText, alternates, nav, render_language
@@ -108,6 +108,7 @@ def generate(ds: Dataset, paths: Paths, langs=LANGS, timings: Timings | None = N
                 wanted.add(target)
         if lang == "en":
             wanted.update(write_api(ds, lang_dir))
+        wanted.add(write_client_data(ds, lang_dir))
         # drop pages of records that no longer exist
         if lang_dir.exists():
             for stale in [p for p in lang_dir.rglob("*") if p.is_file() and p not in wanted]:

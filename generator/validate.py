@@ -116,13 +116,14 @@ class _Loader:
         self.walk_unexpected()
         self.load_gpus()
         self.load_revisions()
+        self.load_topics()
         self.load_single("personas.yaml", records.PERSONAS, "personas")
         self.load_single("ui.yaml", records.UI, "ui")
         self.check_refs()
         self.load_translations()
 
     def walk_unexpected(self) -> None:
-        expected_dirs = {"gpus", "revisions", "translations"}
+        expected_dirs = {"gpus", "revisions", "topics", "translations"}
         for entry in sorted(self.data_dir.iterdir()):
             if entry.name.startswith(".") or entry.name in KNOWN_DOCS:
                 continue
@@ -130,7 +131,7 @@ class _Loader:
                 continue
             if entry.is_file() and entry.name in ("personas.yaml", "ui.yaml"):
                 continue
-            self.problem(entry, 1, "", "unexpected file or folder in data/ (records go in gpus/, revisions/, translations/, personas.yaml, ui.yaml)")
+            self.problem(entry, 1, "", "unexpected file or folder in data/ (records go in gpus/, revisions/, topics/, translations/, personas.yaml, ui.yaml)")
 
     def yaml_files(self, folder: Path, depth: int) -> list[Path]:
         """Files ``depth`` levels below ``folder``; anything else is reported."""
@@ -183,6 +184,18 @@ class _Loader:
             if ident is not None:
                 revs.append(self.make_record(ident, path, doc, records.REVISION))
         self.ds.revisions = sorted(revs, key=lambda r: r.id)
+
+    def load_topics(self) -> None:
+        topics = []
+        for path in self.yaml_files(self.data_dir / "topics", 1):
+            doc, ctx = self.read(path, records.TOPIC)
+            if doc is None:
+                continue
+            ident = rule_id_matches_filename(path, ctx)
+            self.problems += ctx.problems
+            if ident is not None:
+                topics.append(self.make_record(ident, path, doc, records.TOPIC))
+        self.ds.topics = sorted(topics, key=lambda r: (r.get("order", 0), r.id))
 
     def load_single(self, name: str, schema, attr: str) -> None:
         path = self.data_dir / name
@@ -284,6 +297,7 @@ def _record_by_rel(ds: Dataset, rel: str) -> Record | None:
 def all_records(ds: Dataset):
     yield from ds.gpus.values()
     yield from ds.revisions
+    yield from ds.topics
     if ds.personas:
         yield ds.personas
     if ds.ui:

@@ -179,7 +179,7 @@ CASES = {
     "full_revision_has_recommendations": (
         lambda t: None,
         lambda t: t.write(REV, t.read(REV).split("recommendations:")[0] + "avoid: []\n"),
-        f"{REV_SHOWN}:1: a revision of kind full lists its recommendations (persona: gpus)",
+        f"{REV_SHOWN}:1: a revision of kind full lists its recommendations (persona: gpus) or a decision_tree",
         True,
     ),
     "recommended_and_avoided": (
