@@ -128,7 +128,12 @@ def mkdocs_overrides(ds: Dataset, lang: str, docs_dir: Path, site_dir: Path, bas
     extra["html_lang"] = HTML_LANG[lang]
     plugins = [p for p in (base_config.get("plugins") or []) if not (p == "search" or (isinstance(p, dict) and "search" in p))]
     plugins = [copy.deepcopy(SEARCH[lang])] + plugins
-    return {
+    out = {}
+    site_url = os.environ.get("WHICHGPU_SITE_URL")
+    if site_url:  # the published address; instant navigation needs it to match the page origin
+        base = site_url.rstrip("/") + "/"
+        out["site_url"] = base if lang == "en" else f"{base}{lang}/"
+    return out | {
         "docs_dir": str(docs_dir),
         "site_dir": str(site_dir),
         "theme": theme,
