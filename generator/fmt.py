@@ -1,0 +1,169 @@
+"""`python -m generator format [--check]`: one canonical layout for every data file.
+
+Keys follow the order in which the schema declares them, indentation is two spaces,
+lists are indented under their key, and the first line names the JSON Schema so editors
+complete and check fields. Comments and the quoting and flow style of values are kept
+(ruamel.yaml round-trips them), so reformatting changes as little as possible.
+"""
+from __future__ import annotations
+
+import io
+import sys
+from pathlib import Path
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+from . import records
+from .schema import Lazy, List, Map, OneOf, Record
+
+SCHEMA_LINE = "# yaml-language-server: $schema={rel}schema/{name}.schema.json"
+
+
+def kind_of(rel: str) -> tuple[str, object] | None:
+    """(schema name, type) of a file by its path relative to data/."""
+    parts = rel.split("/")
+    if parts[0] == "gpus" and len(parts) == 3:
+        return "gpu", records.GPU
+    if parts[0] == "revisions" and len(parts) == 2:
+        return "revision", records.REVISION
+    if parts[0] == "topics" and len(parts) == 2:
+        return "topic", records.TOPIC
+    if rel == "personas.yaml":
+        return "personas", records.PERSONAS
+    if rel == "ui.yaml":
+        return "ui", records.UI
+    if parts[0] == "translations" and len(parts) >= 3:
+        return "translation", records.TRANSLATION
+    return None
+
+
+def _yaml() -> YAML:
+    y = YAML(typ="rt")
+    y.preserve_quotes = True
+    y.width = 4096  # never re-wrap a line; folded text keeps its own line breaks
+    y.indent(mapping=2, sequence=4, offset=2)
+    y.representer.add_representer(type(None), lambda r, _d: r.represent_scalar("tag:yaml.org,2002:null", "null"))
+    return y
+
+
+def reorder(value, t) -> None:
+    """Put record keys in schema order, recursively; unknown keys keep their place at the end."""
+    if isinstance(t, Lazy):
+        t = t.resolve()
+    if isinstance(t, OneOf):
+        t = t.second if t.pick_second(value) else t.first
+        if isinstance(t, Lazy):
+            t = t.resolve()
+    if isinstance(t, Record) and isinstance(value, CommentedMap):
+        order = [k for k in t.fields if k in value] + [k for k in value if k not in t.fields]
+        for key in order:
+            value.move_to_end(key)
+        for key, spec in t.fields.items():
+            if key in value:
+                reorder(value[key], spec.type)
+    elif isinstance(t, List) and isinstance(value, CommentedSeq):
+        for item in value:
+            reorder(item, t.item)
+    elif isinstance(t, Map) and isinstance(value, CommentedMap):
+        for key in value:
+            reorder(value[key], t.value)
+
+
+def format_text(text: str, rel: str) -> str:
+    """The canonical form of one file's text (``rel`` is its path below data/)."""
+    kind = kind_of(rel)
+    if kind is None:
+        return text
+    name, t = kind
+    y = _yaml()
+    lines = text.splitlines()
+    while lines and lines[0].startswith("# yaml-language-server:"):
+        lines.pop(0)
+    body = "\n".join(lines) + "\n"
+    data = y.load(body)
+    if data is None:
+        return text
+    reorder(data, t)
+    out = io.StringIO()
+    y.dump(data, out)
+    depth = "../" * rel.count("/")
+    header = SCHEMA_LINE.format(rel=depth, name=name)
+    return header + "\n" + out.getvalue()
+
+
+def data_files(data_dir: Path) -> list[Path]:
+    return sorted(p for p in data_dir.rglob("*.yaml") if kind_of(p.relative_to(data_dir).as_posix()))
+
+
+def run(args) -> int:
+    from .validate import load_dataset
+
+    data_dir = Path(args.data)
+    ds, problems = load_dataset(data_dir, Path.cwd())
+    errors = [p for p in problems if p.level == "error"]
+    if errors:  # never reformat what cannot be read: the round trip could lose what the error is about
+        for p in errors:
+            print(p, file=sys.stderr)
+        print(f"{len(errors)} error(s): fix them before formatting", file=sys.stderr)
+        return 1
+    changed = []
+    for path in data_files(data_dir):
+        rel = path.relative_to(data_dir).as_posix()
+        text = path.read_text(encoding="utf-8")
+        new = format_text(text, rel)
+        if new != text:
+            changed.append(path)
+            if not args.check:
+                path.write_text(new, encoding="utf-8")
+    changed += write_schemas(data_dir, args.check)
+    shown = [p.as_posix() for p in changed]
+    if args.check:
+        for name in shown:
+            print(f"{name}: not in canonical form (run python -m generator format)", file=sys.stderr)
+        print(f"{len(changed)} file(s) would change" if changed else "all data files are in canonical form")
+        return 1 if changed else 0
+    print(f"formatted {len(changed)} file(s)" if changed else "nothing to change")
+    return 0
+
+
+# ----------------------------------------------------------------- JSON Schema files
+
+SCHEMAS = {
+    "gpu": (records.GPU, "A GPU or accelerator: data/gpus/<vendor>/<id>.yaml"),
+    "revision": (records.REVISION, "A dated revision of the advice: data/revisions/<YYYY-MM-DD>.yaml"),
+    "topic": (records.TOPIC, "A background topic: data/topics/<id>.yaml"),
+    "personas": (records.PERSONAS, "The reader profiles: data/personas.yaml"),
+    "ui": (records.UI, "Interface text in English: data/ui.yaml"),
+    "translation": (records.TRANSLATION, "A translation file: data/translations/<lang>/<path of the English file>"),
+}
+
+
+def json_schema(name: str) -> dict:
+    """JSON Schema (draft 2020-12) of one record type, from the same declarations the validator uses."""
+    t, title = SCHEMAS[name]
+    doc = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": f"{name}.schema.json", "title": title}
+    doc.update(t.json_schema())
+    if name == "revision":
+        doc["$defs"] = {"tree_node": records.TREE_NODE.json_schema()}
+    return doc
+
+
+def schema_texts() -> dict[str, str]:
+    import json
+
+    return {f"{name}.schema.json": json.dumps(json_schema(name), indent=1, ensure_ascii=False) + "\n" for name in SCHEMAS}
+
+
+def write_schemas(data_dir: Path, check: bool) -> list[Path]:
+    """Write data/schema/*.schema.json; return the files that were (or would be) changed."""
+    out = []
+    folder = data_dir / "schema"
+    for name, text in schema_texts().items():
+        path = folder / name
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            out.append(path)
+            if not check:
+                folder.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+    return out
