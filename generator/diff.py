@@ -25,7 +25,7 @@ def advice_state(ds: Dataset, date: str) -> dict[str, PersonaState]:
     state: dict[str, PersonaState] = {}
     for rev in ds.revisions:
         recs = rev.get("recommendations") or {}
-        if rev["kind"] == "full" and recs:
+        if rev["kind"] == "full":  # states the whole advice (a decision tree replaces the persona list)
             state = {pid: PersonaState(list(r["gpus"]), r.get("known", "source"), rev.id) for pid, r in recs.items()}
         else:
             state = {pid: PersonaState(list(s.gpus), "derived", s.note_from) for pid, s in state.items()}

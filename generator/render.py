@@ -63,6 +63,7 @@ def make_env(templates_dir: Path) -> jinja2.Environment:
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
+        extensions=["jinja2.ext.do"],
     )
     env.filters["id"] = safe_id
     return env
@@ -124,12 +125,45 @@ class Context:
         """A Markdown link; ``target`` is built by templates from validated ids only."""
         return Markup(f"[{escape_md(text)}]({target})")
 
-    def gpu_link(self, gid: str, page: str = "../gpus/index.md") -> Markup:
-        return self.link(self.gpu_name(gid), f"{page}#{safe_id(gid)}")
+    def gpu_link(self, gid: str, base: str = "../gpus/") -> Markup:
+        """A link to a GPU's own page; ``base`` is the path from the current page to gpus/."""
+        return self.link(self.gpu_name(gid), f"{base}{safe_id(gid)}.md")
 
-    def gpu_links(self, ids, page: str = "../gpus/index.md") -> Markup:
+    def gpu_links(self, ids, base: str = "../gpus/") -> Markup:
         sep = self.ui("punct.list_sep")
-        return Markup(sep.join(self.gpu_link(g, page) for g in ids))
+        return Markup(sep.join(self.gpu_link(g, base) for g in ids))
+
+    # -- history and derived figures (computed once per language)
+    @functools.cached_property
+    def states(self):
+        from .history import all_states
+
+        return all_states(self.ds)
+
+    def gpu_history(self, gid: str):
+        from .history import gpu_history
+
+        return gpu_history(self.ds, gid, self.states)
+
+    def derived(self, gpu):
+        from .history import derived
+
+        return derived(gpu)
+
+    def tree_revision(self):
+        """The newest revision that gives its advice as a decision tree, or None."""
+        trees = [r for r in self.ds.revisions if r.get("decision_tree")]
+        return trees[-1] if trees else None
+
+    def diff(self, a: str, b: str):
+        from .diff import diff_revisions
+
+        return diff_revisions(self.ds, a, b)
+
+    def sources_for(self, gpu, field_name: str):
+        from .history import sources_for
+
+        return sources_for(gpu, field_name)
 
     def _need(self, key: str) -> None:
         if key not in self.ds.ui.texts:
@@ -182,6 +216,15 @@ def render_language(ds: Dataset, lang: str, templates_dir: Path) -> list[Page]:
         Page("api/index.md", env.get_template("api.md.j2").render(c=ctx, ds=ds)),
     ]
     pages += _revision_pages(env, ctx, ds)
+    gpu_tpl = env.get_template("gpu.md.j2")
+    pages += [Page(f"gpus/{gid}.md", gpu_tpl.render(c=ctx, ds=ds, gid=gid, gpu=gpu)) for gid, gpu in sorted(ds.gpus.items())]
+    diff_tpl = env.get_template("diff.md.j2")
+    for prev, rev in zip(ds.revisions, ds.revisions[1:]):
+        pages.append(Page(f"diffs/{prev.id}_{rev.id}.md", diff_tpl.render(c=ctx, ds=ds, a=prev.id, b=rev.id, d=ctx.diff(prev.id, rev.id))))
+    if ds.topics:
+        topic_tpl = env.get_template("topic.md.j2")
+        pages += [Page(f"topics/{t.id}.md", topic_tpl.render(c=ctx, ds=ds, topic=t)) for t in ds.topics]
+        pages.append(Page("topics/index.md", env.get_template("topics.md.j2").render(c=ctx, ds=ds)))
     pages += _site_pages(env, ctx, ds, templates_dir)
     return pages
 
@@ -196,19 +239,27 @@ def _site_pages(env, ctx: Context, ds: Dataset, templates_dir: Path) -> list[Pag
     return out
 
 
-def nav(ds: Dataset, lang: str) -> list:
-    """The sidebar of one language (GPU and API pages are reached from their sections)."""
+def nav(ds: Dataset, lang: str, templates_dir: Path | None = None) -> list:
+    """The sidebar of one language (GPU, diff and topic pages are reached from their sections)."""
     loc = Localizer(ds, lang)
     esc = escape_title
-    revisions = [{esc(format_date(r.id, lang, [loc.ui(f"date.month.{i}") for i in range(1, 13)])): f"revisions/{r.id}.md"}
-                 for r in reversed(ds.revisions)]
-    return [
+    site = Path(templates_dir or Path(__file__).resolve().parent.parent / "templates" / "pages") / "site"
+    months = [loc.ui(f"date.month.{i}") for i in range(1, 13)]
+    revisions = [{esc(format_date(r.id, lang, months)): f"revisions/{r.id}.md"} for r in reversed(ds.revisions)]
+    out = [
         {esc(loc.ui("nav.home")): "index.md"},
         {esc(loc.ui("nav.latest")): "latest/index.md"},
         {esc(loc.ui("nav.revisions")): [{esc(loc.ui("nav.all_revisions")): "revisions/index.md"}] + revisions},
-        {esc(loc.ui("nav.gpus")): "gpus/index.md"},
-        {esc(loc.ui("nav.api")): "api/index.md"},
     ]
+    optional = [("history", "nav.history"), ("diffs", "nav.diffs")]
+    out += [{esc(loc.ui(key)): f"{name}/index.md"} for name, key in optional if (site / name / "index.md.j2").is_file()]
+    out.append({esc(loc.ui("nav.gpus")): "gpus/index.md"})
+    tail = [("compare", "nav.compare"), ("charts", "nav.charts"), ("calculators", "nav.calculators")]
+    out += [{esc(loc.ui(key)): f"{name}/index.md"} for name, key in tail if (site / name / "index.md.j2").is_file()]
+    if ds.topics:
+        out.append({esc(loc.ui("nav.topics")): "topics/index.md"})
+    out.append({esc(loc.ui("nav.api")): "api/index.md"})
+    return out
 
 
 def alternates(lang: str) -> list[dict]:

@@ -1,0 +1,198 @@
+/* whichgpu: catalogue sorting and filters, GPU compare, revision diff picker, revision selector.
+   Plain script, no framework. Every string from the data is written with textContent. Runs on
+   every page view, including views reached by Material's instant navigation. */
+(function () {
+  "use strict";
+
+  const data = () => window.WG_DATA || { gpus: [], revisions: [], personas: [] };
+  const num = (v) => { const x = parseFloat(v); return Number.isFinite(x) ? x : null; };
+  const fmt = (x) => (x === null || x === undefined ? "—" : new Intl.NumberFormat(document.documentElement.lang || "en", { maximumFractionDigits: 3 }).format(x));
+  const el = (tag, text, cls) => { const e = document.createElement(tag); if (text !== undefined) e.textContent = text; if (cls) e.className = cls; return e; };
+  const once = (node, key) => { if (!node || node.dataset[key]) return false; node.dataset[key] = "1"; return true; };
+  const jsonAttr = (node, name) => { try { return JSON.parse(node.getAttribute(name) || "{}"); } catch (e) { return {}; } };
+
+  /* ---------------------------------------------------------------- the advice through time */
+  function adviceStates(revisions) {
+    const out = new Map();
+    let state = {};
+    for (const rev of revisions) {
+      const recs = rev.recommendations || {};
+      if (rev.kind === "full") {
+        state = {};
+        for (const [p, r] of Object.entries(recs)) state[p] = { gpus: [...r.gpus], known: r.known || "source" };
+      } else {
+        const next = {};
+        for (const [p, s] of Object.entries(state)) next[p] = { gpus: [...s.gpus], known: "derived" };
+        state = next;
+        for (const [p, r] of Object.entries(recs)) state[p] = { gpus: [...r.gpus], known: r.known || "source" };
+        for (const c of rev.changes || []) {
+          if (!c.persona || !c.gpu) continue;
+          const e = state[c.persona] || (state[c.persona] = { gpus: [], known: "derived" });
+          if (c.type === "recommendation-added" && !e.gpus.includes(c.gpu)) e.gpus.push(c.gpu);
+          else if (c.type === "recommendation-removed") e.gpus = e.gpus.filter((g) => g !== c.gpu);
+        }
+      }
+      out.set(rev.date, state);
+    }
+    return out;
+  }
+
+  function diffAdvice(revisions, personaOrder, a, b) {
+    const states = adviceStates(revisions);
+    const sa = states.get(a) || {}, sb = states.get(b) || {};
+    const ids = [...new Set([...Object.keys(sa), ...Object.keys(sb)])];
+    const rank = (p) => { const i = personaOrder.indexOf(p); return i < 0 ? personaOrder.length : i; };
+    ids.sort((x, y) => rank(x) - rank(y));
+    const rows = [];
+    for (const p of ids) {
+      const before = sa[p] ? sa[p].gpus : [], after = sb[p] ? sb[p].gpus : [];
+      if (sa[p] && sb[p] && before.join() === after.join()) continue;
+      rows.push({ persona: p, removed: before.filter((g) => !after.includes(g)), added: after.filter((g) => !before.includes(g)),
+                  status: !sa[p] ? "new" : !sb[p] ? "dropped" : "changed" });
+    }
+    const ra = revisions.find((r) => r.date === a) || {}, rb = revisions.find((r) => r.date === b) || {};
+    const avoidA = ra.avoid || [], avoidB = rb.avoid || [];
+    return { rows, avoidAdded: avoidB.filter((g) => !avoidA.includes(g)), avoidRemoved: avoidA.filter((g) => !avoidB.includes(g)) };
+  }
+  window.WG = Object.assign(window.WG || {}, { adviceStates, diffAdvice });
+
+  /* ---------------------------------------------------------------- catalogue */
+  function initCatalogue(root) {
+    root.querySelectorAll("table.wg-sortable").forEach((t) => { if (once(t, "wgSort") && window.Tablesort) new window.Tablesort(t); });
+    const form = root.querySelector("#wg-filters");
+    const table = root.querySelector("#gpu-table");
+    if (!table || !once(form, "wgInit")) return;
+    const rows = [...table.tBodies[0].rows];
+    const params = new URLSearchParams(location.search);
+    for (const input of form.elements) if (input.name && params.has(input.name)) input.value = params.get(input.name);
+    const apply = () => {
+      const f = {};
+      for (const input of form.elements) if (input.name && input.name !== "count") f[input.name] = input.value.trim();
+      const mem = num(f.mem), price = num(f.price), from = num(f.from), to = num(f.to);
+      let shown = 0;
+      for (const r of rows) {
+        const d = r.dataset, p = num(d.price);
+        const ok = (!f.vendor || d.vendor === f.vendor) && (!f.segment || d.segment === f.segment) && (!f.arch || d.arch === f.arch)
+          && (mem === null || num(d.mem) >= mem) && (price === null || (p !== null && p <= price))
+          && (from === null || num(d.year) >= from) && (to === null || num(d.year) <= to);
+        r.hidden = !ok;
+        if (ok) shown += 1;
+      }
+      const out = form.querySelector("output");
+      out.textContent = (out.dataset.template || "{shown}/{total}").replace("{shown}", shown).replace("{total}", rows.length);
+      const q = new URLSearchParams();
+      for (const [k, v] of Object.entries(f)) if (v) q.set(k, v);
+      history.replaceState(history.state, "", (q.toString() ? "?" + q : location.pathname) + location.hash);
+    };
+    form.addEventListener("input", apply);
+    form.addEventListener("change", apply);
+    form.addEventListener("reset", () => setTimeout(apply, 0));
+    form.addEventListener("submit", (e) => e.preventDefault());
+    apply();
+  }
+
+  /* ---------------------------------------------------------------- compare 2 to 4 GPUs */
+  function initCompare(root) {
+    const box = root.querySelector("#wg-compare");
+    if (!once(box, "wgInit")) return;
+    const selects = [...box.querySelectorAll("select")];
+    const table = box.querySelector("table");
+    const gpus = new Map(data().gpus.map((g) => [g.id, g]));
+    const vendors = jsonAttr(box, "data-vendors");
+    const chosen = (new URLSearchParams(location.search).get("gpus") || "").split(",").filter((id) => gpus.has(id)).slice(0, selects.length);
+    selects.forEach((s, i) => { s.value = chosen[i] || ""; });
+    const render = () => {
+      const ids = [...new Set(selects.map((s) => s.value).filter((v) => gpus.has(v)))];
+      const head = table.tHead.rows[0];
+      while (head.cells.length > 1) head.deleteCell(1);
+      for (const row of table.tBodies[0].rows) while (row.cells.length > 1) row.deleteCell(1);
+      for (const id of ids) {
+        const th = el("th");
+        th.scope = "col";
+        const a = el("a", gpus.get(id).name);
+        a.href = box.dataset.gpuBase + id + "/";
+        th.appendChild(a);
+        head.appendChild(th);
+        for (const row of table.tBodies[0].rows) {
+          const g = gpus.get(id), field = row.dataset.field;
+          let value = field === "vendor" ? vendors[g.vendor] || g.vendor : g[field];
+          if (field === "tensor_per_kusd") value = g.fp16_tensor_tflops && g.launch_price_usd ? (g.fp16_tensor_tflops / g.launch_price_usd) * 1000 : null;
+          if (field === "fp32_per_kusd") value = g.fp32_tflops && g.launch_price_usd ? (g.fp32_tflops / g.launch_price_usd) * 1000 : null;
+          row.appendChild(el("td", typeof value === "number" ? fmt(value) : value === null || value === undefined ? "—" : String(value)));
+        }
+      }
+      table.hidden = ids.length === 0;
+      box.querySelector("output").textContent = ids.length < 2 ? box.dataset.hint : "";
+      const q = new URLSearchParams(location.search);
+      if (ids.length) q.set("gpus", ids.join(",")); else q.delete("gpus");
+      history.replaceState(history.state, "", (q.toString() ? "?" + q : location.pathname) + location.hash);
+    };
+    selects.forEach((s) => s.addEventListener("change", render));
+    render();
+  }
+
+  /* ---------------------------------------------------------------- diff any two revisions */
+  function initDiffPicker(root) {
+    const box = root.querySelector("#wg-diff");
+    if (!once(box, "wgInit")) return;
+    const [selA, selB] = box.querySelectorAll("select");
+    const result = box.querySelector("tbody");
+    const personas = jsonAttr(box, "data-personas");
+    const gpus = new Map(data().gpus.map((g) => [g.id, g.name]));
+    const names = (ids) => ids.map((g) => gpus.get(g) || g).join(", ") || "—";
+    const q = new URLSearchParams(location.search);
+    if (q.get("a")) selA.value = q.get("a");
+    if (q.get("b")) selB.value = q.get("b");
+    const render = () => {
+      const d = diffAdvice(data().revisions, data().personas, selA.value, selB.value);
+      result.replaceChildren();
+      for (const r of d.rows) {
+        const tr = el("tr");
+        tr.dataset.persona = r.persona;
+        tr.append(el("th", personas[r.persona] || r.persona), el("td", names(r.removed), "wg-removed"), el("td", names(r.added), "wg-added"));
+        result.appendChild(tr);
+      }
+      if (d.avoidAdded.length || d.avoidRemoved.length) {
+        const tr = el("tr");
+        tr.dataset.persona = "avoid";
+        tr.append(el("th", box.dataset.avoidLabel), el("td", names(d.avoidRemoved), "wg-removed"), el("td", names(d.avoidAdded), "wg-added"));
+        result.appendChild(tr);
+      }
+      box.querySelector("output").textContent = d.rows.length || d.avoidAdded.length || d.avoidRemoved.length ? "" : box.dataset.empty;
+      history.replaceState(history.state, "", `?a=${encodeURIComponent(selA.value)}&b=${encodeURIComponent(selB.value)}${location.hash}`);
+    };
+    selA.addEventListener("change", render);
+    selB.addEventListener("change", render);
+    render();
+  }
+
+  /* ---------------------------------------------------------------- revision selector */
+  function initRevisionSelect(root) {
+    root.querySelectorAll("select.wg-revision-select").forEach((s) => {
+      if (!once(s, "wgInit")) return;
+      s.addEventListener("change", () => { if (s.value) location.href = new URL(s.value, location.href).href; });
+    });
+  }
+
+  function init() {
+    const root = document;
+    initCatalogue(root);
+    initCompare(root);
+    initDiffPicker(root);
+    initRevisionSelect(root);
+  }
+
+  // Material's document$ emits on every page view with instant navigation; without it (file://)
+  // it completes without emitting, so fall back to the ordinary load event.
+  if (window.document$ && typeof window.document$.subscribe === "function") {
+    let emitted = false;
+    window.document$.subscribe({
+      next() { emitted = true; init(); },
+      complete() { if (!emitted) (document.readyState === "loading" ? addEventListener("DOMContentLoaded", init) : init()); },
+    });
+  } else if (document.readyState === "loading") {
+    addEventListener("DOMContentLoaded", init);
+  } else {
+    init();
+  }
+})();
