@@ -16,7 +16,8 @@ from pathlib import Path
 import yaml
 
 from .api import write_api, write_client_data
-from .model import Dataset
+from .feed import atom
+from .model import Dataset, Localizer
 from .problems import DataError, Problem
 from .render import HTML_LANG, MissingText, alternates, nav, render_language
 from .schema import LANGS
@@ -109,6 +110,9 @@ def generate(ds: Dataset, paths: Paths, langs=LANGS, timings: Timings | None = N
         if lang == "en":
             wanted.update(write_api(ds, lang_dir))
         wanted.add(write_client_data(ds, lang_dir))
+        feed = lang_dir / "feed.atom"
+        _write_if_changed(feed, atom(ds, lang))
+        wanted.add(feed)
         # drop pages of records that no longer exist
         if lang_dir.exists():
             for stale in [p for p in lang_dir.rglob("*") if p.is_file() and p not in wanted]:
@@ -126,6 +130,7 @@ def mkdocs_overrides(ds: Dataset, lang: str, docs_dir: Path, site_dir: Path, bas
     extra = dict(base_config.get("extra") or {})
     extra["alternate"] = alternates(lang)
     extra["html_lang"] = HTML_LANG[lang]
+    extra["feed_title"] = Localizer(ds, lang).ui("feed.title")
     plugins = [p for p in (base_config.get("plugins") or []) if not (p == "search" or (isinstance(p, dict) and "search" in p))]
     plugins = [copy.deepcopy(SEARCH[lang])] + plugins
     out = {}

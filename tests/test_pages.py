@@ -1,0 +1,101 @@
+"""The generated pages of the real data: GPU pages, history, diffs, topics, API files and feeds."""
+from __future__ import annotations
+
+import html
+import json
+import re
+import xml.etree.ElementTree as ET
+
+LANG_DIRS = ("", "ko/", "zh/", "fr/")
+
+
+def test_every_gpu_has_a_page_in_every_language(built_site):
+    site, ds = built_site
+    for gid in ds.gpus:
+        for prefix in LANG_DIRS:
+            assert (site / prefix / "gpus" / gid / "index.html").is_file(), (prefix, gid)
+
+
+def test_gpu_pages_stay_out_of_the_sidebar(built_site):
+    site, ds = built_site
+    home = (site / "index.html").read_text(encoding="utf-8")
+    nav = home.split('<nav class="md-nav md-nav--primary"', 1)[1].split("md-sidebar--secondary", 1)[0]
+    assert "gpus/rtx-2070/" not in nav and 'href="gpus/"' in nav
+
+
+def test_gpu_page_has_sources_derived_figures_and_history(built_site):
+    site, ds = built_site
+    page = (site / "gpus" / "rtx-2070" / "index.html").read_text(encoding="utf-8")
+    assert page.count('id="source-') == len(ds.gpus["rtx-2070"]["sources"])
+    assert "59.92" in html.unescape(page)  # 29.9 dense tensor TFLOPS / 499 USD x 1000
+    assert 'href="../../revisions/2019-04-03/"' in page and "Best GPU overall" in page
+
+
+def test_history_matrix_has_a_row_per_persona_and_a_column_per_revision(built_site):
+    site, ds = built_site
+    page = (site / "history" / "index.html").read_text(encoding="utf-8")
+    table = page.split('id="wg-matrix"', 1)[1].split("</table>", 1)[0]
+    assert table.count('<tr data-persona="') == len(ds.persona_ids())
+    header = table.split("</thead>", 1)[0]
+    assert len(re.findall(r"<th[ >]", header)) == len(ds.revisions) + 1
+
+
+def test_a_diff_page_per_consecutive_pair(built_site):
+    site, ds = built_site
+    pairs = list(zip(ds.revisions, ds.revisions[1:]))
+    for a, b in pairs:
+        assert (site / "diffs" / f"{a.id}_{b.id}" / "index.html").is_file()
+    page = (site / "diffs" / "2016-07-23_2017-03-19" / "index.html").read_text(encoding="utf-8")
+    assert "<h1" in page
+
+
+def test_revision_pages_show_changes_since_the_previous_one(built_site):
+    site, ds = built_site
+    page = (site / "revisions" / "2019-04-03" / "index.html").read_text(encoding="utf-8")
+    section = page.split('id="since-previous"', 1)[1].split('id="recommendations"', 1)[0]
+    assert "GeForce RTX 2070" in section
+
+
+def test_feeds_are_atom_with_one_entry_per_revision(built_site):
+    site, ds = built_site
+    ns = {"a": "http://www.w3.org/2005/Atom"}
+    for prefix in LANG_DIRS:
+        root = ET.parse(site / prefix / "feed.atom").getroot()
+        entries = root.findall("a:entry", ns)
+        assert len(entries) == len(ds.revisions)
+        assert entries[0].find("a:id", ns).text == f"tag:whichgpu,2014:revision/{ds.latest.id}"
+    head = (site / "ko" / "index.html").read_text(encoding="utf-8")
+    assert re.search(r'<link rel="alternate" type="application/atom\+xml" href="[^"]*feed.atom"', head)
+
+
+def test_api_item_files_and_dump(built_site):
+    site, ds = built_site
+    api = site / "api" / "v1"
+    one = json.loads((api / "gpus" / "rtx-2070.json").read_text(encoding="utf-8"))
+    assert one["result"]["id"] == "rtx-2070" and one["result"]["memory_gb"] == 8
+    rev = json.loads((api / "revisions" / f"{ds.latest.id}.json").read_text(encoding="utf-8"))
+    assert rev["result"]["date"] == ds.latest.id
+    dump = json.loads((api / "all.json").read_text(encoding="utf-8"))["result"]
+    assert len(dump["gpus"]) == len(ds.gpus) and len(dump["revisions"]) == len(ds.revisions)
+    assert len(list((api / "gpus").glob("*.json"))) == len(ds.gpus)
+
+
+def test_api_objects_follow_the_published_schema(built_site):
+    import jsonschema
+
+    site, _ = built_site
+    api = site / "api" / "v1"
+    schema = json.loads((api / "schema.json").read_text(encoding="utf-8"))
+    gpus = json.loads((api / "gpus.json").read_text(encoding="utf-8"))["result"]
+    revisions = json.loads((api / "revisions.json").read_text(encoding="utf-8"))["result"]
+    for kind, items in (("gpu", gpus), ("revision", revisions)):
+        validator = jsonschema.Draft202012Validator({**schema, "$ref": f"#/$defs/{kind}"})
+        for item in items:
+            assert validator.is_valid(item), (kind, list(validator.iter_errors(item))[:1])
+
+
+def test_topics_have_pages(built_site):
+    site, ds = built_site
+    assert ds.topics
+    for t in ds.topics:
+        assert (site / "fr" / "topics" / t.id / "index.html").is_file()
