@@ -1,0 +1,108 @@
+"""Catalogue, compare, diff picker, revision selector and language switching, clicked in Chromium."""
+from __future__ import annotations
+
+import pytest
+
+from test_browser import browser, open_language_menu_and_pick, page, server  # noqa: F401  (fixtures)
+
+
+def visible_ids(page):
+    return page.eval_on_selector_all("#gpu-table tbody tr:not([hidden])", "rows => rows.map(r => r.id)")
+
+
+def test_sorting_is_numeric(server, page, built_site):
+    _, ds = built_site
+    page.goto(server + "/gpus/")
+    header = page.locator("#gpu-table thead th").nth(4)  # memory
+    header.click()
+    first = page.eval_on_selector_all("#gpu-table tbody tr", "rows => rows.map(r => parseFloat(r.dataset.mem))")
+    header.click()
+    second = page.eval_on_selector_all("#gpu-table tbody tr", "rows => rows.map(r => parseFloat(r.dataset.mem))")
+    assert sorted(first) == sorted(g["memory_gb"] for g in ds.gpus.values())
+    ascending, descending = sorted(first), sorted(first, reverse=True)
+    assert first in (ascending, descending) and second in (ascending, descending) and first != second
+    assert header.get_attribute("aria-sort") in ("ascending", "descending")
+
+
+def test_filters_change_the_rows(server, page, built_site):
+    _, ds = built_site
+    page.goto(server + "/gpus/")
+    page.select_option("#wg-filters select[name=vendor]", "amd")
+    assert sorted(visible_ids(page)) == sorted(g for g, r in ds.gpus.items() if r["vendor"] == "amd")
+    page.select_option("#wg-filters select[name=vendor]", "")
+    page.fill("#wg-filters input[name=mem]", "48")
+    assert sorted(visible_ids(page)) == sorted(g for g, r in ds.gpus.items() if r["memory_gb"] >= 48)
+    page.fill("#wg-filters input[name=price]", "2000")
+    expected = sorted(g for g, r in ds.gpus.items() if r["memory_gb"] >= 48 and r["launch_price_usd"] is not None
+                      and r["launch_price_usd"] <= 2000)
+    assert sorted(visible_ids(page)) == expected
+    assert "mem=48" in page.url and "price=2000" in page.url
+    page.click("#wg-filters button[type=reset]")
+    page.wait_for_function("document.querySelectorAll('#gpu-table tbody tr[hidden]').length === 0")
+
+
+def test_filter_state_comes_back_from_the_url(server, page, built_site):
+    _, ds = built_site
+    page.goto(server + "/gpus/?from=2022&to=2022")
+    assert sorted(visible_ids(page)) == sorted(g for g, r in ds.gpus.items() if r["release_date"].year == 2022)
+
+
+def test_compare_picker_keeps_the_choice_in_the_url(server, page, built_site):
+    _, ds = built_site
+    page.goto(server + "/compare/")
+    page.select_option("#wg-compare select[name=gpu0]", "rtx-4090")
+    page.select_option("#wg-compare select[name=gpu1]", "rtx-3090")
+    assert "gpus=rtx-4090%2Crtx-3090" in page.url or "gpus=rtx-4090,rtx-3090" in page.url
+    heads = page.eval_on_selector_all("#wg-compare-table thead th", "ths => ths.map(t => t.textContent)")
+    assert heads[1:] == [ds.gpus["rtx-4090"]["name"], ds.gpus["rtx-3090"]["name"]]
+    memory = page.eval_on_selector_all("#wg-compare-table tr[data-field=memory_gb] td", "tds => tds.map(t => t.textContent)")
+    assert memory == ["24", "24"]
+    page.goto(page.url)
+    assert page.eval_on_selector_all("#wg-compare-table thead th", "ths => ths.length") == 3
+
+
+@pytest.mark.parametrize("a, b", [("2016-07-23", "2019-04-03"), ("2015-08-20", "2020-09-07"), ("2017-04-09", "2018-11-05")])
+def test_diff_picker_matches_the_python_diff(server, page, built_site, a, b):
+    from generator.diff import diff_revisions
+
+    _, ds = built_site
+    page.goto(server + "/diffs/")
+    page.select_option("#wg-diff select[name=a]", a)
+    page.select_option("#wg-diff select[name=b]", b)
+    rows = page.eval_on_selector_all("#wg-diff tbody tr", "trs => trs.map(t => t.dataset.persona)")
+    d = diff_revisions(ds, a, b)
+    expected = [p.persona for p in d.personas] + (["avoid"] if d.avoid_added or d.avoid_removed else [])
+    assert rows == expected
+    if d.personas:
+        first = d.personas[0]
+        cells = page.eval_on_selector_all("#wg-diff tbody tr:first-child td", "tds => tds.map(t => t.textContent)")
+        assert cells == [", ".join(ds.gpus[g]["name"] for g in first.removed) or "—",
+                         ", ".join(ds.gpus[g]["name"] for g in first.added) or "—"]
+
+
+def test_revision_selector_navigates(server, page):
+    page.goto(server + "/revisions/2019-04-03/")
+    page.select_option("select.wg-revision-select", "../2016-07-23/")
+    page.wait_for_url(server + "/revisions/2016-07-23/")
+    page.goto(server + "/latest/")
+    page.select_option("select.wg-revision-select", "../revisions/2017-04-09/")
+    page.wait_for_url(server + "/revisions/2017-04-09/")
+
+
+def test_language_switch_on_a_gpu_page_and_a_diff_page(server, page):
+    page.goto(server + "/gpus/rtx-3090/")
+    open_language_menu_and_pick(page, "Français")
+    page.wait_for_url(server + "/fr/gpus/rtx-3090/")
+    page.goto(server + "/zh/diffs/2016-07-23_2017-03-19/")
+    open_language_menu_and_pick(page, "한국어")
+    page.wait_for_url(server + "/ko/diffs/2016-07-23_2017-03-19/")
+
+
+def test_decision_tree_is_walkable_without_script(server, browser):  # noqa: F811
+    context = browser.new_context(java_script_enabled=False)
+    pg = context.new_page()
+    pg.goto(server + "/history/")
+    tree = pg.locator(".wg-tree > details")
+    tree.locator("> summary").click()
+    assert tree.locator("> .wg-branch").first.is_visible()
+    context.close()
