@@ -11,13 +11,18 @@ export DISABLE_MKDOCS_2_WARNING := true
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 315532800)
 export SOURCE_DATE_EPOCH
 
-.PHONY: help venv dev-venv site serve validate test browser bench clean
+BASE   ?= origin/main
+OUT    ?= /dev/stdout
+
+.PHONY: help venv dev-venv site serve validate check pr-diff test browser bench clean
 
 help:
 	@echo "make serve   build the site and serve it at http://$(HOST):$(PORT) with live reload"
 	@echo "make site    build the static site into site/ (en at the root, ko/ zh/ fr/ beside it)"
 	@echo "make test    install what the tests need (Chromium included) and run the whole suite"
 	@echo "make bench   time validation, generation and each language's build"
+	@echo "make check   the checks a data pull request must pass (validate, format --check, check-specs)"
+	@echo "make pr-diff BASE=ref  what data/ changes against a git ref, as Markdown"
 
 $(BIN)/.runtime: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +38,16 @@ dev-venv: $(BIN)/.dev
 
 validate: venv
 	$(BIN)/python -m generator validate
+
+# The data checks of a pull request: one command, the same in CI and on a contributor's machine.
+check: dev-venv
+	$(BIN)/python -m generator validate
+	$(BIN)/python -m generator format --check
+	$(BIN)/python -m generator check-specs
+	$(BIN)/python -m generator translations
+
+pr-diff: venv
+	$(BIN)/python -m generator diff --data-ref $(BASE) --format markdown > $(OUT)
 
 site: venv
 	$(BIN)/python -m generator build

@@ -259,6 +259,8 @@ def nav(ds: Dataset, lang: str, templates_dir: Path | None = None) -> list:
     if ds.topics:
         out.append({esc(loc.ui("nav.topics")): "topics/index.md"})
     out.append({esc(loc.ui("nav.api")): "api/index.md"})
+    if (site / "contributing" / "index.md.j2").is_file():
+        out.append({esc(loc.ui("nav.contributing")): "contributing/index.md"})
     return out
 
 

@@ -155,7 +155,7 @@ def test_hostile_strings_stay_text_everywhere(tree, tmp_path):
     import html as _html
 
     table = (site / "gpus" / "index.html").read_text(encoding="utf-8")
-    cell = re.search(r'<tr id="rtx-2070">\s*<th scope="row">(.*?)</th>', table, re.S).group(1)
+    cell = re.search(r'<tr id="rtx-2070"[^>]*>\s*<th scope="row"[^>]*><a href="rtx-2070/">(.*?)</a></th>', table, re.S).group(1)
     assert "<" not in cell and _html.unescape(cell) == HOSTILE[0] + " " + HOSTILE[4]
     api = json.loads((site / "api" / "v1" / "gpus.json").read_text(encoding="utf-8"))
     assert api["result"][1]["name"].startswith('<script>alert("x1")</script>')

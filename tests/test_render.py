@@ -59,7 +59,7 @@ def test_fill_keeps_links_and_escapes_the_rest(dataset):
 def test_gpu_link_refuses_anything_but_an_id(dataset):
     from generator.render import Context, safe_id
 
-    assert Context(dataset, "en").gpu_link("rtx-2070") == Markup("[GeForce RTX 2070](../gpus/index.md#rtx-2070)")
+    assert Context(dataset, "en").gpu_link("rtx-2070") == Markup("[GeForce RTX 2070](../gpus/rtx-2070.md)")
     with pytest.raises(ValueError):
         safe_id('x" onmouseover="alert(1)')
 

@@ -1,0 +1,59 @@
+"""Repository furniture: workflows run make targets that exist, and those targets work."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+
+import yaml
+
+from conftest import ROOT
+
+
+def workflow_runs():
+    for path in sorted((ROOT / ".github" / "workflows").glob("*.yml")):
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        for job in doc["jobs"].values():
+            for step in job.get("steps", []):
+                if "run" in step:
+                    yield path.name, step["run"]
+
+
+def test_workflows_run_only_make_targets_and_the_comment_step():
+    runs = list(workflow_runs())
+    assert runs
+    for name, command in runs:
+        assert command.startswith("make ") or command.startswith("gh pr comment "), (name, command)
+
+
+def test_every_make_target_in_the_workflows_exists():
+    targets = {m.group(1) for _, cmd in workflow_runs() for m in [re.match(r"make ([\w-]+)", cmd)] if m}
+    assert {"check", "test", "site", "pr-diff"} <= targets
+    for target in targets:
+        dry = subprocess.run(["make", "-n", target], cwd=ROOT, capture_output=True, text=True)
+        assert dry.returncode == 0, (target, dry.stderr)
+
+
+def test_ci_entry_point_runs_the_readme_test_command():
+    assert "make test" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "make test" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_pr_diff_target_writes_markdown(tmp_path):
+    out = tmp_path / "diff.md"
+    result = subprocess.run(["make", "pr-diff", "BASE=HEAD", f"OUT={out}"], cwd=ROOT, capture_output=True, text=True,
+                            env={**os.environ, "MAKEFLAGS": ""})
+    assert result.returncode == 0, result.stderr
+    assert out.read_text(encoding="utf-8").startswith("## Data changes against `HEAD`")
+
+
+def test_pre_commit_hooks_call_project_commands():
+    doc = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
+    entries = [h["entry"] for repo in doc["repos"] for h in repo["hooks"]]
+    assert entries == ["python -m generator format --check", "python -m generator validate"]
+
+
+def test_codeowners_cover_every_translation_language():
+    text = (ROOT / ".github" / "CODEOWNERS").read_text(encoding="utf-8")
+    for lang in ("ko", "zh", "fr"):
+        assert f"/data/translations/{lang}/" in text
