@@ -20,6 +20,7 @@ import re
 from .schema import ID_RE, LANGS
 
 DATE_ID_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+NAV_REVISIONS = 6
 PLACEHOLDER = re.compile(r"(\{[a-z_]+\})")
 from .text import escape_md, escape_title, format_date, format_number, yaml_str
 
@@ -245,7 +246,9 @@ def nav(ds: Dataset, lang: str, templates_dir: Path | None = None) -> list:
     esc = escape_title
     site = Path(templates_dir or Path(__file__).resolve().parent.parent / "templates" / "pages") / "site"
     months = [loc.ui(f"date.month.{i}") for i in range(1, 13)]
-    revisions = [{esc(format_date(r.id, lang, months)): f"revisions/{r.id}.md"} for r in reversed(ds.revisions)]
+    # The newest few revisions only: every page carries the sidebar, so its size must not grow
+    # with the history; the rest are one click away on the list page and in each page's selector.
+    revisions = [{esc(format_date(r.id, lang, months)): f"revisions/{r.id}.md"} for r in reversed(ds.revisions[-NAV_REVISIONS:])]
     out = [
         {esc(loc.ui("nav.home")): "index.md"},
         {esc(loc.ui("nav.latest")): "latest/index.md"},

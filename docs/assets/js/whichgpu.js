@@ -170,6 +170,16 @@
   function initRevisionSelect(root) {
     root.querySelectorAll("select.wg-revision-select").forEach((s) => {
       if (!once(s, "wgInit")) return;
+      // The page carries only its own revision; the list comes from the shared data file, so
+      // page size does not grow with the history.
+      const long = new Intl.DateTimeFormat(document.documentElement.lang || "en", { dateStyle: "long", timeZone: "UTC" });
+      const dates = data().revisions.map((r) => r.date).reverse();
+      s.replaceChildren(...dates.map((d) => {
+        const o = el("option", long.format(new Date(d + "T00:00:00Z")));
+        o.value = s.dataset.base + d + "/";
+        o.selected = d === s.dataset.current;
+        return o;
+      }));
       s.addEventListener("change", () => { if (s.value) location.href = new URL(s.value, location.href).href; });
     });
   }
