@@ -14,7 +14,7 @@ export SOURCE_DATE_EPOCH
 BASE   ?= origin/main
 OUT    ?= /dev/stdout
 
-.PHONY: help venv dev-venv site serve validate check pr-diff test browser bench clean
+.PHONY: help venv dev-venv site serve validate check pr-diff test browser java bench clean
 
 help:
 	@echo "make serve   build the site and serve it at http://$(HOST):$(PORT) with live reload"
@@ -67,7 +67,24 @@ browser:
 		echo "Chromium is missing: install Debian's 'chromium' package (apt-get install chromium) or set CHROMIUM=/path/to/chromium" >&2; exit 1; \
 	fi
 
-test: dev-venv browser
+# The Nu Html Checker runs on a JDK; Debian's headless one when none is installed.
+java:
+	@if command -v java >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		echo "installing Debian's default-jre-headless for the HTML checker"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jre-headless >/dev/null; \
+	elif command -v sudo >/dev/null 2>&1; then \
+		sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jre-headless >/dev/null; \
+	else \
+		echo "Java is missing: install Debian's 'default-jre-headless' package" >&2; exit 1; \
+	fi
+
+# npm tools for the quality tests (HTML checker, Lighthouse), pinned by package-lock.json.
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+test: dev-venv browser java node_modules/.installed
 	$(BIN)/python -m pytest -n 2 -q
 
 bench: venv
