@@ -20,8 +20,9 @@ class PersonaState:
     note_from: str | None = None  # the revision whose note applies
 
 
-def advice_state(ds: Dataset, date: str) -> dict[str, PersonaState]:
-    """persona id -> recommended GPUs in force on revision ``date``."""
+def advice_states(ds: Dataset) -> dict[str, dict[str, PersonaState]]:
+    """revision date -> (persona id -> recommended GPUs in force), in one pass."""
+    out: dict[str, dict[str, PersonaState]] = {}
     state: dict[str, PersonaState] = {}
     for rev in ds.revisions:
         recs = rev.get("recommendations") or {}
@@ -40,9 +41,13 @@ def advice_state(ds: Dataset, date: str) -> dict[str, PersonaState]:
                     entry.gpus.append(gid)
                 elif change["type"] == "recommendation-removed" and gid in entry.gpus:
                     entry.gpus.remove(gid)
-        if rev.id == date:
-            return state
-    raise KeyError(date)
+        out[rev.id] = state
+    return out
+
+
+def advice_state(ds: Dataset, date: str) -> dict[str, PersonaState]:
+    """persona id -> recommended GPUs in force on revision ``date``."""
+    return advice_states(ds)[date]
 
 
 @dataclass
@@ -113,9 +118,11 @@ def _prices(rev: Record) -> dict[str, float]:
     return {p["gpu"]: p["usd"] for p in rev.get("prices") or []}
 
 
-def diff_revisions(ds: Dataset, a: str, b: str) -> RevisionDiff:
+def diff_revisions(ds: Dataset, a: str, b: str, states: dict | None = None) -> RevisionDiff:
+    """``states`` (revision date -> advice state) may be given to avoid recomputing them."""
     ra, rb = ds.revision(a), ds.revision(b)
-    sa, sb = advice_state(ds, a), advice_state(ds, b)
+    sa = states[a] if states else advice_state(ds, a)
+    sb = states[b] if states else advice_state(ds, b)
     order = ds.persona_ids()
     out = RevisionDiff(a, b, summary_a=ra["summary"], summary_b=rb["summary"])
     for pid in sorted(set(sa) | set(sb), key=lambda p: order.index(p) if p in order else len(order)):

@@ -3,14 +3,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .diff import PersonaState, advice_state
+from .diff import PersonaState, advice_states
 from .model import Dataset, Record
 from .schema import SOURCED_FIELDS
 
 
 def all_states(ds: Dataset) -> dict[str, dict[str, PersonaState]]:
     """revision date -> persona -> state, in one pass over the revisions."""
-    return {rev.id: advice_state(ds, rev.id) for rev in ds.revisions}
+    return advice_states(ds)
 
 
 @dataclass
@@ -33,28 +33,43 @@ def _tree_gpus(node) -> set[str]:
     return set(node.get("gpus") or [])
 
 
-def gpu_history(ds: Dataset, gid: str, states=None) -> list[GpuMention]:
-    """Every revision that recommended, offered as an alternative, avoided, compared or priced ``gid``."""
+def history_index(ds: Dataset, states=None) -> dict[str, list[GpuMention]]:
+    """gpu id -> every revision that recommended, offered as an alternative, avoided, compared,
+    priced or changed it, oldest first; built in one pass over the revisions."""
     states = states or all_states(ds)
-    out = []
+    index: dict[str, list[GpuMention]] = {}
+
+    def mention(gid: str, date: str) -> GpuMention:
+        items = index.setdefault(gid, [])
+        if not items or items[-1].date != date:
+            items.append(GpuMention(date))
+        return items[-1]
+
     for rev in ds.revisions:
-        m = GpuMention(rev.id)
         for pid, st in states[rev.id].items():
-            if gid in st.gpus:
-                m.recommended_for.append((pid, st.known))
+            for gid in st.gpus:
+                mention(gid, rev.id).recommended_for.append((pid, st.known))
         for pid, rec in (rev.get("recommendations") or {}).items():
-            if gid in (rec.get("alternatives") or []):
-                m.alternative_for.append(pid)
-        m.avoided = gid in (rev.get("avoid") or [])
+            for gid in rec.get("alternatives") or []:
+                mention(gid, rev.id).alternative_for.append(pid)
+        for gid in rev.get("avoid") or []:
+            mention(gid, rev.id).avoided = True
         for table in rev.get("relative_performance") or []:
-            if gid in table["values"]:
-                m.relative.append((table["workload"], table["reference"], table["values"][gid]))
-        m.prices = [(p["usd"], p["kind"]) for p in rev.get("prices") or [] if p["gpu"] == gid]
-        m.changes = [c["type"] for c in rev.get("changes") or [] if c.get("gpu") == gid]
-        m.in_tree = gid in _tree_gpus(rev.get("decision_tree"))
-        if m.recommended_for or m.alternative_for or m.avoided or m.relative or m.prices or m.changes or m.in_tree:
-            out.append(m)
-    return out
+            for gid, value in table["values"].items():
+                mention(gid, rev.id).relative.append((table["workload"], table["reference"], value))
+        for p in rev.get("prices") or []:
+            mention(p["gpu"], rev.id).prices.append((p["usd"], p["kind"]))
+        for c in rev.get("changes") or []:
+            if c.get("gpu"):
+                mention(c["gpu"], rev.id).changes.append(c["type"])
+        for gid in sorted(_tree_gpus(rev.get("decision_tree"))):
+            mention(gid, rev.id).in_tree = True
+    return index
+
+
+def gpu_history(ds: Dataset, gid: str, states=None) -> list[GpuMention]:
+    """The mentions of one GPU (see :func:`history_index`)."""
+    return history_index(ds, states).get(gid, [])
 
 
 def sources_for(gpu: Record, field_name: str) -> list[str]:

@@ -60,10 +60,10 @@ class Dataset:
         return self.revisions[-1]
 
     def revision(self, date: str) -> Record:
-        for rev in self.revisions:
-            if rev.id == date:
-                return rev
-        raise KeyError(date)
+        index = self.__dict__.get("_by_date")
+        if index is None or len(index) != len(self.revisions):
+            index = self.__dict__["_by_date"] = {rev.id: rev for rev in self.revisions}
+        return index[date]
 
     def persona_ids(self) -> list[str]:
         return list(self.personas.data) if self.personas else []

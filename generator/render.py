@@ -141,10 +141,14 @@ class Context:
 
         return all_states(self.ds)
 
-    def gpu_history(self, gid: str):
-        from .history import gpu_history
+    @functools.cached_property
+    def _history(self):
+        from .history import history_index
 
-        return gpu_history(self.ds, gid, self.states)
+        return history_index(self.ds, self.states)
+
+    def gpu_history(self, gid: str):
+        return self._history.get(gid, [])
 
     def derived(self, gpu):
         from .history import derived
@@ -159,7 +163,7 @@ class Context:
     def diff(self, a: str, b: str):
         from .diff import diff_revisions
 
-        return diff_revisions(self.ds, a, b)
+        return diff_revisions(self.ds, a, b, self.states)
 
     def sources_for(self, gpu, field_name: str):
         from .history import sources_for

@@ -24,26 +24,23 @@ _ALLOWED_CONTROLS = {"\n", "\t"}
 
 def clean(text: str) -> str:
     """Drop control and format characters (bidi overrides, zero-width joiners...)."""
+    if text.isascii() and text.isprintable():
+        return text
     return "".join(
         ch for ch in text
         if ch in _ALLOWED_CONTROLS or unicodedata.category(ch) not in _CONTROL_CATEGORIES
     )
 
 
+_ESCAPES = {ord(ch): f"&#{ord(ch)};" for ch in _MD_SPECIAL}
+_ESCAPES.update({ord("\n"): " ", ord("\t"): " "})
+
+
 def escape_md(value) -> Markup:
     """Text that renders literally in Markdown and in HTML, attributes included."""
     if isinstance(value, Markup):
         return value
-    text = clean(str(value))
-    out = []
-    for ch in text:
-        if ch in _MD_SPECIAL:
-            out.append(f"&#{ord(ch)};")
-        elif ch in "\n\t":
-            out.append(" ")
-        else:
-            out.append(ch)
-    return Markup("".join(out))
+    return Markup(clean(str(value)).translate(_ESCAPES))
 
 
 def escape_title(value) -> str:
