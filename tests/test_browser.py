@@ -115,3 +115,44 @@ def test_no_request_leaves_the_local_server(server, page, built_site):
         page.goto(f"{server}/{'' if rel == '.' else rel + '/'}")
         page.wait_for_load_state("networkidle")
     assert outside == []
+
+
+def test_hostile_data_runs_no_script_in_the_browser(browser, tmp_path_factory):
+    """Hostile strings in every kind of field, built into a site: no page opens a dialog,
+    runs injected code or logs an error caused by the data."""
+    import json
+
+    from conftest import DataTree
+    from test_build import HOSTILE, build_fixture
+
+    root = tmp_path_factory.mktemp("hostile")
+    tree = DataTree(root)
+    gpu = "gpus/nvidia/rtx-2070.yaml"
+    tree.set(gpu, "name", json.dumps('<img src=x onerror="window.__xss=1;alert(1)">'))
+    tree.set(gpu, "notes", json.dumps(" ".join(HOSTILE) + ' <svg onload="window.__xss=2">'))
+    tree.set("revisions/2019-04-03.yaml", "summary", json.dumps("</script><script>window.__xss=3</script>"))
+    tree.write("personas.yaml", "best-overall:\n  name: " + json.dumps('<script>window.__xss=4</script>') +
+               "\nlittle-money:\n  name: " + json.dumps("[x](javascript:window.__xss=5)") + "\n")
+    site = root / "site"
+    build_fixture(tree, site, ui_edits={"nav.gpus": "<b onmouseover=alert(6)>GPUs</b>", "home.heading": "<script>alert(7)</script>"})
+    handler = functools.partial(_Quiet, directory=str(site))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{httpd.server_address[1]}"
+    context = browser.new_context()
+    pg = context.new_page()
+    dialogs = []
+    pg.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    try:
+        pages = sorted(p.relative_to(site).parent.as_posix() for p in site.rglob("index.html"))
+        for rel in pages:
+            pg.goto(f"{base}/{'' if rel == '.' else rel + '/'}")
+            pg.wait_for_load_state("networkidle")
+            assert pg.evaluate("window.__xss === undefined"), rel
+            pg.mouse.move(10, 10)
+        assert dialogs == []
+        assert "onerror" in pg.goto(f"{base}/gpus/rtx-2070/").text()  # the string is there, as text
+        assert pg.locator("h1").first.inner_text().startswith('<img src=x onerror=')
+    finally:
+        context.close()
+        httpd.shutdown()

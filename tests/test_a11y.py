@@ -1,0 +1,44 @@
+"""Accessibility: axe-core (WCAG 2.1 A and AA rules) on every kind of page, in every language,
+in the light and the dark colour scheme."""
+from __future__ import annotations
+
+import pytest
+
+from test_browser import ARGS, CHROMIUM, server  # noqa: F401  (fixture)
+
+KINDS = ["", "latest/", "revisions/", "revisions/2019-04-03/", "revisions/2016-07-23/", "gpus/", "gpus/rtx-2070/",
+         "compare/?gpus=rtx-4090,rtx-3090", "history/", "diffs/", "diffs/2016-07-23_2017-03-19/", "topics/",
+         "topics/frameworks/", "api/", "contributing/"]
+OPTIONAL = ["charts/", "calculators/"]
+TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+
+
+@pytest.fixture(scope="module")
+def axe_browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("lang", ["", "ko/", "zh/", "fr/"])
+def test_no_wcag_violations(server, axe_browser, built_site, lang, scheme):
+    from axe_playwright_python.sync_playwright import Axe
+
+    site, _ = built_site
+    kinds = KINDS + [k for k in OPTIONAL if (site / k / "index.html").is_file()]
+    context = axe_browser.new_context(color_scheme=scheme)
+    page = context.new_page()
+    axe = Axe()
+    found = []
+    for kind in kinds:
+        page.goto(f"{server}/{lang}{kind}")
+        page.wait_for_load_state("networkidle")
+        result = axe.run(page, options={"runOnly": {"type": "tag", "values": TAGS}})
+        for v in result.response["violations"]:
+            found.append(f"/{lang}{kind}: {v['id']} ({v['impact']}) at {[n['target'] for n in v['nodes'][:3]]}")
+    context.close()
+    assert found == [], "\n".join(found)
