@@ -87,8 +87,9 @@ node_modules/.installed: package.json package-lock.json
 test: dev-venv browser java node_modules/.installed
 	$(BIN)/python -m pytest -n 2 -q
 
-bench: venv
+bench: dev-venv node_modules/.installed
 	$(BIN)/python -m benchmarks.build_bench
+	$(BIN)/python -m benchmarks.lighthouse_bench
 
 clean:
 	rm -rf build site site.tmp-* site.old-* .pytest_cache

@@ -184,8 +184,16 @@
     });
   }
 
+  /* The theme's search dialog has no accessible name: give it the search field's. */
+  function nameSearchDialog(root) {
+    const dialog = root.querySelector(".md-search[role=dialog]");
+    const input = root.querySelector(".md-search__input");
+    if (dialog && input && !dialog.hasAttribute("aria-label")) dialog.setAttribute("aria-label", input.getAttribute("aria-label") || "Search");
+  }
+
   function init() {
     const root = document;
+    nameSearchDialog(root);
     initCatalogue(root);
     initCompare(root);
     initDiffPicker(root);
