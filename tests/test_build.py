@@ -133,7 +133,17 @@ def test_hostile_strings_stay_text_everywhere(tree, tmp_path):
     tree.set(gpu, "architecture", json.dumps(HOSTILE[1]))
     tree.set(gpu, "memory_type", json.dumps("<b>|x</b>*"))
     tree.set(gpu, "notes", json.dumps(" ".join(HOSTILE)))
+    tree.set(gpu, "aliases", json.dumps([HOSTILE[2], HOSTILE[3]]))
     tree.set("revisions/2019-04-03.yaml", "summary", json.dumps(" ".join(HOSTILE)))
+    rev = tree.read("revisions/2019-04-03.yaml").replace("    note: A used card.", "    note: " + json.dumps(HOSTILE[4] + HOSTILE[1]))
+    rev += "changes:\n  - type: section-added\n    note: " + json.dumps(HOSTILE[0]) + "\n"
+    rev += "memory_guidance:\n  - text: " + json.dumps(HOSTILE[5] + HOSTILE[2]) + "\n"
+    rev += "vendors:\n  amd:\n    verdict: usable\n    note: " + json.dumps(HOSTILE[3] + HOSTILE[9]) + "\n"
+    tree.write("revisions/2019-04-03.yaml", rev)
+    tree.write("topics/hostile.yaml", "title: " + json.dumps(HOSTILE[0]) + "\nsummary: " + json.dumps(HOSTILE[2]) +
+               "\norder: 1\nsections:\n  - heading: " + json.dumps(HOSTILE[5]) + "\n    paragraphs: [" + json.dumps(HOSTILE[1]) +
+               "]\n    table:\n      caption: " + json.dumps(HOSTILE[3]) + "\n      columns: [" + json.dumps(HOSTILE[4]) +
+               "]\n      rows:\n        - [" + json.dumps(HOSTILE[8]) + "]\nsources: [https://example.org/t]\n")
     tree.write("personas.yaml", "best-overall:\n  name: " + json.dumps(HOSTILE[0] + HOSTILE[2]) +
                "\nlittle-money:\n  name: " + json.dumps(HOSTILE[4] + HOSTILE[9]) + "\n")
     tree.write("translations/ko/revisions/2019-04-03.yaml",
@@ -157,6 +167,11 @@ def test_hostile_strings_stay_text_everywhere(tree, tmp_path):
     table = (site / "gpus" / "index.html").read_text(encoding="utf-8")
     cell = re.search(r'<tr id="rtx-2070"[^>]*>\s*<th scope="row"[^>]*><a href="rtx-2070/">(.*?)</a></th>', table, re.S).group(1)
     assert "<" not in cell and _html.unescape(cell) == HOSTILE[0] + " " + HOSTILE[4]
+    import xml.etree.ElementTree as ET
+
+    feed = ET.parse(site / "feed.atom").getroot()
+    summaries = [e.text for e in feed.iter("{http://www.w3.org/2005/Atom}summary")]
+    assert " ".join(HOSTILE).replace("\u202e", "").replace("\u202c", "").replace("\u200b", "") in summaries
     api = json.loads((site / "api" / "v1" / "gpus.json").read_text(encoding="utf-8"))
     assert api["result"][1]["name"].startswith('<script>alert("x1")</script>')
 
