@@ -160,6 +160,17 @@ class Context:
         trees = [r for r in self.ds.revisions if r.get("decision_tree")]
         return trees[-1] if trees else None
 
+    def tree_in_force(self, rev):
+        """The decision tree in force on ``rev``: its own, or that of the last full revision
+        before it when only update-log entries came since; None if the advice is a persona list."""
+        last_full = None
+        for r in self.ds.revisions:
+            if r["kind"] == "full":
+                last_full = r
+            if r.id == rev.id:
+                break
+        return last_full if last_full is not None and last_full.get("decision_tree") else None
+
     def diff(self, a: str, b: str):
         from .diff import diff_revisions
 
