@@ -155,6 +155,11 @@ class Context:
 
         return derived(gpu)
 
+    def charts(self):
+        from .charts import charts_for
+
+        return charts_for(self.ds, self)
+
     def tree_revision(self):
         """The newest revision that gives its advice as a decision tree, or None."""
         trees = [r for r in self.ds.revisions if r.get("decision_tree")]

@@ -51,7 +51,7 @@ def browser():
 def page(browser):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     pg = context.new_page()
-    pg.set_default_timeout(10000)
+    pg.set_default_timeout(30000)
     yield pg
     context.close()
 

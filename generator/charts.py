@@ -1,0 +1,664 @@
+"""Static SVG charts of the dataset, hand-written: no charting library, no JavaScript.
+
+Each chart function takes the dataset, the language :class:`~generator.render.Context`
+(for interface text and number formatting) and its parameters, and returns
+:class:`Markup` of one complete ``<figure>``: an inline ``<svg role="img">`` with a
+``<title>`` and a ``<desc>``, followed by a ``<details>`` holding the data table that is
+the chart's text alternative (one row per plotted point, bar or segment). It returns
+``None`` when there is nothing to plot.
+
+Safety and stability:
+
+- every text, from ``data/`` or from the interface strings, goes through
+  :func:`generator.text.escape_md`, which writes each HTML, XML or Markdown
+  metacharacter as a numeric character reference: valid inside SVG and HTML alike;
+- ids inside a chart start with ``wg-chart-<name>`` so several charts share a page;
+- output depends only on the input (sorted iteration, coordinates rounded to 1 decimal);
+- colours come from CSS classes (``docs/assets/css/whichgpu.css``), text is
+  ``fill="currentColor"``, so light and dark schemes both read well;
+- the markup has no blank line, so Python-Markdown keeps it as one raw HTML block.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import unicodedata
+
+from markupsafe import Markup
+
+from .diff import advice_states
+from .text import clean, escape_md
+
+__all__ = [
+    "charts_for", "perf_price_chart", "spec_chart", "value_chart", "spec_value_chart",
+    "timeline_chart", "SPEC_METRICS", "TIMELINE_PERSONAS",
+]
+
+# metric -> (GPU field, axis title key, heading key)
+SPEC_METRICS = {
+    "bandwidth": ("memory_bandwidth_gbs", "chart.axis_bandwidth", "chart.spec.heading_bandwidth"),
+    "fp32": ("fp32_tflops", "chart.axis_fp32", "chart.spec.heading_fp32"),
+    "tensor": ("fp16_tensor_tflops", "chart.axis_tensor", "chart.spec.heading_tensor"),
+    "memory": ("memory_gb", "chart.axis_memory", "chart.spec.heading_memory"),
+    "price": ("launch_price_usd", "chart.axis_launch_price", "chart.spec.heading_price"),
+}
+TIMELINE_PERSONAS = ("best-overall", "little-money", "kaggle", "researcher")
+SEGMENTS = ("consumer", "workstation", "datacenter", "cloud")
+PRICE_KINDS = ("launch", "street", "used")  # comparable with a purchase price; cloud-hourly is not
+MIN_RANKED = 2  # the measured value ranking uses the newest table with at least this many priced GPUs
+LOG_RATIO = 20  # a value axis goes logarithmic when its largest value is this many times its smallest
+
+W = 720  # width of every chart, in SVG user units
+FONT = 12
+SMALL = 10
+
+
+# -- text ---------------------------------------------------------------------------------
+
+def _e(text) -> Markup:
+    """Any text, escaped for XML, HTML and Markdown at once."""
+    return escape_md(text)
+
+
+def _text_width(text: str, size: float) -> float:
+    """A rough width estimate for layout (wide CJK glyphs count double)."""
+    width = 0.0
+    for ch in text:
+        if unicodedata.east_asian_width(ch) in ("W", "F"):
+            width += 1.0
+        elif ch.isupper() or ch.isdigit():
+            width += 0.64
+        elif ch in " .,:;il|!'":
+            width += 0.3
+        else:
+            width += 0.55
+    return width * size
+
+
+def _fit(text: str, size: float, room: float) -> str:
+    """``text``, cut with an ellipsis to fit ``room`` units (plain text: escape afterwards)."""
+    text = " ".join(clean(text).split())
+    if _text_width(text, size) <= room:
+        return text
+    while text and _text_width(text + "…", size) > room:
+        text = text[:-1]
+    return (text.rstrip() + "…") if text else ""
+
+
+def _f(value: float) -> str:
+    """A coordinate: one decimal, never ``-0.0``."""
+    return f"{round(value, 1) + 0.0:.1f}"
+
+
+def _plain(c, key: str, **parts) -> str:
+    return c.fill_plain(key, **{k: str(v) for k, v in parts.items()}) if parts else c.ui_plain(key)
+
+
+# -- scales -------------------------------------------------------------------------------
+
+def _digits(step: float) -> int:
+    for d in range(0, 6):
+        if abs(round(step, d) - step) < 1e-9 * max(1.0, abs(step)):
+            return d
+    return 6
+
+
+def _tick_value(v: float, digits: int):
+    v = round(v, digits)
+    return int(v) if digits == 0 or float(v).is_integer() else v
+
+
+class Linear:
+    def __init__(self, lo, hi, a, b):
+        self.lo, self.hi, self.a, self.b = lo, hi, a, b
+
+    def __call__(self, v):
+        return self.a + (v - self.lo) / (self.hi - self.lo) * (self.b - self.a)
+
+
+class Log(Linear):
+    def __call__(self, v):
+        lo, hi = math.log10(self.lo), math.log10(self.hi)
+        return self.a + (math.log10(v) - lo) / (hi - lo) * (self.b - self.a)
+
+
+def _linear_ticks(vmax: float, n: int = 5) -> tuple[float, list]:
+    """0 .. a round maximum, with about ``n`` round steps."""
+    vmax = vmax if vmax > 0 else 1.0
+    raw = vmax / n
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if raw <= m * mag * (1 + 1e-9))
+    count = math.ceil(vmax / step - 1e-9)
+    digits = _digits(step)
+    ticks = [_tick_value(i * step, digits) for i in range(count + 1)]
+    return ticks[-1], ticks
+
+
+def _log_ticks(vmin: float, vmax: float) -> tuple[float, float, list]:
+    """A 1-2-5 range around [vmin, vmax] and its ticks (decades only when the range is wide)."""
+    def steps(lo_exp, hi_exp):
+        return [m * 10.0 ** k for k in range(lo_exp, hi_exp + 1) for m in (1, 2, 5)]
+
+    cands = steps(math.floor(math.log10(vmin)) - 1, math.ceil(math.log10(vmax)) + 1)
+    lo = max(v for v in cands if v <= vmin * (1 + 1e-9))
+    hi = min(v for v in cands if v >= vmax * (1 - 1e-9))
+    if hi <= lo:
+        hi = next(v for v in cands if v > lo)
+    inside = [v for v in cands if lo * (1 - 1e-9) <= v <= hi * (1 + 1e-9)]
+    if math.log10(hi / lo) > 2.5:
+        inside = [v for v in inside if abs(math.log10(v) - round(math.log10(v))) < 1e-9 or v in (lo, hi)]
+    ticks = [_tick_value(v, max(0, -math.floor(math.log10(v)))) for v in inside]
+    return lo, hi, ticks
+
+
+def _year_frac(d: _dt.date) -> float:
+    start = _dt.date(d.year, 1, 1).toordinal()
+    length = _dt.date(d.year + 1, 1, 1).toordinal() - start
+    return d.year + (d.toordinal() - start) / length
+
+
+def _date(value) -> _dt.date:
+    return value if isinstance(value, _dt.date) else _dt.date.fromisoformat(str(value))
+
+
+def _year_ticks(first: _dt.date, last: _dt.date) -> tuple[int, int, list[int]]:
+    lo, hi = first.year, last.year + 1
+    span = hi - lo
+    step = 1 if span <= 10 else 2 if span <= 20 else 5
+    lo -= lo % step
+    if (hi - lo) % step:
+        hi += step - (hi - lo) % step
+    return lo, hi, list(range(lo, hi + 1, step))
+
+
+# -- drawing ------------------------------------------------------------------------------
+
+def _marker(shape: int, x: float, y: float, r: float = 4.5) -> str:
+    shape %= 5
+    if shape == 0:
+        return f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(r)}"/>'
+    if shape == 1:
+        s = r * 0.9
+        return f'<rect x="{_f(x - s)}" y="{_f(y - s)}" width="{_f(2 * s)}" height="{_f(2 * s)}"/>'
+    if shape == 2:
+        pts = [(x, y - r * 1.2), (x + r * 1.1, y + r * 0.8), (x - r * 1.1, y + r * 0.8)]
+    elif shape == 3:
+        q = r * 1.3
+        pts = [(x, y - q), (x + q, y), (x, y + q), (x - q, y)]
+    else:
+        q = r * 1.1
+        pts = [(x - q, y - q), (x + q, y - q), (x - q, y + q), (x + q, y + q)]
+        return (f'<path d="M{_f(pts[0][0])},{_f(pts[0][1])}L{_f(pts[3][0])},{_f(pts[3][1])}'
+                f'M{_f(pts[1][0])},{_f(pts[1][1])}L{_f(pts[2][0])},{_f(pts[2][1])}" class="x"/>')
+    d = "M" + "L".join(f"{_f(px)},{_f(py)}" for px, py in pts) + "Z"
+    return f'<path d="{d}"/>'
+
+
+class _Frame:
+    """The plot area of an x/y chart and its axes."""
+
+    def __init__(self, height: int, left: int = 68, right: int = 20, top: int = 12, bottom: int = 48):
+        self.height = height
+        self.x0, self.x1 = left, W - right
+        self.y0, self.y1 = height - bottom, top  # y0 is the bottom of the plot area
+
+    def x_axis(self, scale, ticks, labels, title) -> list[str]:
+        out = ['<g class="grid">']
+        out += [f'<line x1="{_f(scale(t))}" y1="{_f(self.y1)}" x2="{_f(scale(t))}" y2="{_f(self.y0)}"/>' for t in ticks]
+        out.append("</g>")
+        out.append(f'<line class="axis" x1="{_f(self.x0)}" y1="{_f(self.y0)}" x2="{_f(self.x1)}" y2="{_f(self.y0)}"/>')
+        out.append('<g class="ticks" fill="currentColor" text-anchor="middle">')
+        out += [f'<text x="{_f(scale(t))}" y="{_f(self.y0 + 16)}">{_e(lab)}</text>' for t, lab in zip(ticks, labels)]
+        out.append("</g>")
+        out.append(f'<text class="title" fill="currentColor" text-anchor="middle" x="{_f((self.x0 + self.x1) / 2)}" '
+                   f'y="{_f(self.y0 + 38)}">{_e(title)}</text>')
+        return out
+
+    def y_axis(self, scale, ticks, labels, title) -> list[str]:
+        out = ['<g class="grid">']
+        out += [f'<line x1="{_f(self.x0)}" y1="{_f(scale(t))}" x2="{_f(self.x1)}" y2="{_f(scale(t))}"/>' for t in ticks]
+        out.append("</g>")
+        out.append(f'<line class="axis" x1="{_f(self.x0)}" y1="{_f(self.y0)}" x2="{_f(self.x0)}" y2="{_f(self.y1)}"/>')
+        out.append('<g class="ticks" fill="currentColor" text-anchor="end">')
+        out += [f'<text x="{_f(self.x0 - 6)}" y="{_f(scale(t) + 4)}">{_e(lab)}</text>' for t, lab in zip(ticks, labels)]
+        out.append("</g>")
+        cy = (self.y0 + self.y1) / 2
+        out.append(f'<text class="title" fill="currentColor" text-anchor="middle" x="14" y="{_f(cy)}" '
+                   f'transform="rotate(-90 14 {_f(cy)})">{_e(title)}</text>')
+        return out
+
+
+def _value_axis(c, values, a, b, log_ok=True):
+    """Scale, ticks and tick labels for positive values; logarithmic when the range is wide."""
+    vmin, vmax = min(values), max(values)
+    if log_ok and vmin > 0 and vmax / vmin > LOG_RATIO:
+        lo, hi, ticks = _log_ticks(vmin, vmax)
+        return Log(lo, hi, a, b), ticks, [c.num(t) for t in ticks], True
+    top, ticks = _linear_ticks(vmax * 1.04)  # headroom: no point sits on the frame
+    return Linear(0, top, a, b), ticks, [c.num(t) for t in ticks], False
+
+
+def _legend(entries: list[tuple[int, str]], x: float, y: float) -> list[str]:
+    """A row of marker + label entries starting at (x, y), right-aligned to the plot."""
+    widths = [16 + _text_width(label, SMALL) + 14 for _, label in entries]
+    start = max(x, W - 20 - sum(widths))
+    out = ['<g class="legend">']
+    for (cls, label), w in zip(entries, widths):
+        out.append(f'<g class="s{cls}">{_marker(cls, start + 5, y - 4, 4)}</g>')
+        out.append(f'<text fill="currentColor" font-size="{SMALL}" x="{_f(start + 14)}" y="{_f(y)}">{_e(label)}</text>')
+        start += w
+    out.append("</g>")
+    return out
+
+
+def _swatches(entries: list[tuple[str, str]], y: float) -> list[str]:
+    """A row of bar swatches (class, label), right-aligned: the legend of the timeline."""
+    widths = [22 + _text_width(label, SMALL) + 14 for _, label in entries]
+    start = W - 20 - sum(widths)
+    out = ['<g class="legend">']
+    for (cls, label), w in zip(entries, widths):
+        out.append(f'<g class="{cls}"><rect x="{_f(start)}" y="{_f(y - 10)}" width="16" height="12" rx="2"/></g>')
+        out.append(f'<text fill="currentColor" font-size="{SMALL}" x="{_f(start + 22)}" y="{_f(y)}">{_e(label)}</text>')
+        start += w
+    out.append("</g>")
+    return out
+
+
+def _place_labels(labels, obstacles, bounds, size=SMALL - 1):
+    """Greedy placement of point labels: the first candidate position that overlaps nothing.
+
+    ``labels``: (x, y, text); ``obstacles``: boxes (x0, y0, x1, y1) already taken.
+    Returns (anchor, x, y, text) per label, in input order.
+    """
+    bx0, by0, bx1, by1 = bounds
+    taken = list(obstacles)
+    out = []
+
+    def overlap(box):
+        total = 0.0
+        for o in taken:
+            w = min(box[2], o[2]) - max(box[0], o[0])
+            h = min(box[3], o[3]) - max(box[1], o[1])
+            if w > 0 and h > 0:
+                total += w * h
+        outside = max(0, bx0 - box[0]) + max(0, box[2] - bx1) + max(0, by0 - box[1]) + max(0, box[3] - by1)
+        return total + outside * 1000
+
+    for x, y, text in labels:
+        w, h = _text_width(text, size), size
+        best = None
+        for dx, dy, anchor in ((7, 3, "start"), (-7, 3, "end"), (0, -8, "middle"), (0, 14, "middle"),
+                               (7, -6, "start"), (-7, -6, "end"), (7, 12, "start"), (-7, 12, "end"),
+                               (0, -18, "middle"), (0, 24, "middle")):
+            tx, ty = x + dx, y + dy
+            left = tx if anchor == "start" else tx - w if anchor == "end" else tx - w / 2
+            box = (left, ty - h * 0.8, left + w, ty + h * 0.2)
+            score = overlap(box)
+            if best is None or score < best[0]:
+                best = (score, anchor, tx, ty, box)
+            if score == 0:
+                break
+        taken.append(best[4])
+        out.append((best[1], best[2], best[3], text))
+    return out
+
+
+def _svg(name: str, height: int, title: str, desc: str, body: list[str]) -> str:
+    pid = f"wg-chart-{name}"
+    head = (f'<svg xmlns="http://www.w3.org/2000/svg" class="wg-chart__svg" viewBox="0 0 {W} {height}" '
+            f'width="{W}" height="{height}" role="img" aria-labelledby="{pid}-title" '
+            f'aria-describedby="{pid}-desc" font-size="{FONT}" data-search-exclude="">')
+    return "\n".join([head, f'<title id="{pid}-title">{_e(title)}</title>', f'<desc id="{pid}-desc">{_e(desc)}</desc>',
+                      *body, "</svg>"])
+
+
+def _table(c, caption, headers, rows) -> str:
+    """The data table: the first cell of each row is its header."""
+    out = ['<div class="wg-table-wrap">', '<table class="wg-chart__table">', f"<caption>{caption}</caption>",
+           "<thead>", "<tr>" + "".join(f'<th scope="col">{h}</th>' for h in headers) + "</tr>", "</thead>", "<tbody>"]
+    for row in rows:
+        cells = [f'<th scope="row">{row[0]}</th>'] + [f"<td>{cell}</td>" for cell in row[1:]]
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    out += ["</tbody>", "</table>", "</div>"]
+    return "\n".join(out)
+
+
+def _figure(c, name: str, svg: str, table: str) -> Markup:
+    text = "\n".join([
+        f'<figure class="wg-chart" id="wg-chart-{name}">',
+        '<div class="wg-chart__plot">', svg, "</div>",
+        '<details class="wg-chart__data">', f"<summary>{c.ui('chart.data_table')}</summary>", table, "</details>",
+        "</figure>",
+    ])
+    assert "\n\n" not in text
+    return Markup(text)
+
+
+def _name(gpu) -> str:
+    return " ".join(clean(str(gpu["name"])).split())
+
+
+def _iso(d) -> Markup:
+    d = _date(d)
+    return Markup(f'<time datetime="{d.isoformat()}">{d.isoformat()}</time>')
+
+
+# -- 1. performance against price ---------------------------------------------------------
+
+def _revision_price(rev, gid):
+    """(usd, kind) quoted by the revision for ``gid``, when it is a purchase price."""
+    for p in rev.get("prices") or []:
+        if p["gpu"] == gid and p["kind"] in PRICE_KINDS:
+            return p["usd"], p["kind"]
+    return None
+
+
+def _priced(ds, rev, values) -> tuple[list[tuple], int]:
+    """(gid, value, usd, kind, quoted) for each GPU with a price, and how many had none."""
+    points, skipped = [], 0
+    for gid, value in values.items():
+        quoted = _revision_price(rev, gid)
+        if quoted:
+            points.append((gid, value, quoted[0], quoted[1], True))
+        elif ds.gpus[gid]["launch_price_usd"] is not None:
+            points.append((gid, value, ds.gpus[gid]["launch_price_usd"], "launch", False))
+        else:
+            skipped += 1
+    return points, skipped
+
+
+def perf_price_chart(ds, c, revision: str, table: int = 0) -> Markup | None:
+    """Relative performance (y) against price (x) for one relative-performance table of a revision."""
+    rev = ds.revision(revision)
+    tab = (rev.get("relative_performance") or [])[table]
+    name = f"perf-price-{rev.id}-{table}"
+    points, skipped = _priced(ds, rev, tab["values"])
+    if not points:
+        return None
+    points.sort(key=lambda p: (p[2], -p[1], p[0]))
+    workload = c.ui_plain(f"workload.{tab['workload']}")
+    reference = _name(ds.gpus[tab["reference"]]) if tab["reference"] in ds.gpus else tab["reference"]
+    date = c.date(rev.id)
+    title = _plain(c, "chart.perf_price.heading", workload=workload, date=date)
+    desc = _plain(c, "chart.perf_price.desc", count=c.num(len(points)), date=date, workload=workload,
+                  gpu=reference, skipped=c.num(skipped))
+
+    fr = _Frame(420, top=30)
+    xs, xticks, xlabels, xlog = _value_axis(c, [p[2] for p in points], fr.x0, fr.x1)
+    ys, yticks, ylabels, ylog = _value_axis(c, [p[1] for p in points], fr.y0, fr.y1)
+    xtitle = c.ui_plain("chart.axis_price")
+    ytitle = _plain(c, "chart.axis_relative", gpu=reference)
+    body = fr.x_axis(xs, xticks, xlabels, _plain(c, "chart.log_axis", axis=xtitle) if xlog else xtitle)
+    body += fr.y_axis(ys, yticks, ylabels, _plain(c, "chart.log_axis", axis=ytitle) if ylog else ytitle)
+    kinds = sorted({p[4] for p in points}, reverse=True)
+    body += _legend([(0 if q else 1, c.ui_plain("chart.legend_quoted" if q else "chart.legend_launch")) for q in kinds],
+                    fr.x0, 16)
+    coords = [(xs(p[2]), ys(p[1])) for p in points]
+    body.append('<g class="points">')
+    for p, (x, y) in zip(points, coords):
+        tip = f"{_name(ds.gpus[p[0]])}: {c.num(p[1])}, {c.num(p[2])} USD"
+        body.append(f'<g class="pt s{0 if p[4] else 1}"><title>{_e(tip)}</title>{_marker(0 if p[4] else 1, x, y)}</g>')
+    body.append("</g>")
+    obstacles = [(x - 5, y - 5, x + 5, y + 5) for x, y in coords]
+    placed = _place_labels([(x, y, _name(ds.gpus[p[0]])) for p, (x, y) in zip(points, coords)], obstacles,
+                           (fr.x0 + 2, fr.y1 - 8, fr.x1 + 18, fr.y0 - 2))
+    body.append(f'<g class="labels" fill="currentColor" font-size="{SMALL - 1}">')
+    body += [f'<text x="{_f(x)}" y="{_f(y)}" text-anchor="{anchor}">{_e(text)}</text>' for anchor, x, y, text in placed]
+    body.append("</g>")
+
+    rows = [[_e(_name(ds.gpus[p[0]])), c.num(p[1]), c.num(p[2]), c.ui(f"price_kind.{p[3]}")] for p in points]
+    table_html = _table(c, c.fill("chart.perf_price.heading", workload=workload, date=date),
+                        [c.ui("revision.col_gpu"), c.fill("chart.axis_relative", gpu=reference),
+                         c.ui("chart.axis_price"), c.ui("revision.col_price_kind")], rows)
+    return _figure(c, name, _svg(name, fr.height, title, desc, body), table_html)
+
+
+# -- 2. specifications over release date --------------------------------------------------
+
+def spec_chart(ds, c, metric: str) -> Markup | None:
+    """One specification (y) against release date (x), one point per GPU that has the figure,
+    coloured and shaped by market segment; ``metric`` is a key of ``SPEC_METRICS``."""
+    field, axis_key, heading_key = SPEC_METRICS[metric]
+    color_by, groups = "segment", SEGMENTS
+    name = f"spec-{metric}"
+    points = sorted(((g["release_date"], gid, g[field]) for gid, g in ds.gpus.items() if g.get(field) is not None),
+                    key=lambda p: (p[0], p[1]))
+    skipped = len(ds.gpus) - len(points)
+    if not points:
+        return None
+    fr = _Frame(400, top=30)
+    first, last = min(p[0] for p in points), max(p[0] for p in points)
+    ylo, yhi, yticks = _year_ticks(first, last)
+    xs = Linear(ylo, yhi, fr.x0, fr.x1)
+    ys, vticks, vlabels, log = _value_axis(c, [p[2] for p in points], fr.y0, fr.y1)
+    axis = c.ui_plain(axis_key)
+    title = c.ui_plain(heading_key)
+    desc = _plain(c, "chart.spec.desc_log" if log else "chart.spec.desc", count=c.num(len(points)), metric=axis,
+                  skipped=c.num(skipped))
+    body = fr.x_axis(xs, yticks, [str(y) for y in yticks], c.ui_plain("chart.axis_release"))
+    body += fr.y_axis(ys, vticks, vlabels, _plain(c, "chart.log_axis", axis=axis) if log else axis)
+    # a segment keeps its colour and marker in every chart: its place in SEGMENTS
+    order = list(groups) + sorted({ds.gpus[p[1]][color_by] for p in points} - set(groups))
+    present = [k for k in order if any(ds.gpus[p[1]][color_by] == k for p in points)]
+    body += _legend([(order.index(k), c.ui_plain(f"{color_by}.{k}")) for k in present], fr.x0, 16)
+    body.append('<g class="points">')
+    for d, gid, value in points:
+        k = order.index(ds.gpus[gid][color_by])
+        tip = f"{_name(ds.gpus[gid])}: {c.num(value)} ({_date(d).isoformat()})"
+        body.append(f'<g class="pt s{k}"><title>{_e(tip)}</title>{_marker(k, xs(_year_frac(d)), ys(value))}</g>')
+    body.append("</g>")
+    rows = [[_e(_name(ds.gpus[gid])), _iso(d), c.num(value), c.ui(f"{color_by}.{ds.gpus[gid][color_by]}")]
+            for d, gid, value in points]
+    table_html = _table(c, c.ui(heading_key),
+                        [c.ui("revision.col_gpu"), c.ui("gpus.col_release"), c.ui(axis_key),
+                         c.ui("gpus.col_segment")], rows)
+    return _figure(c, name, _svg(name, fr.height, title, desc, body), table_html)
+
+
+# -- 3. value for money -------------------------------------------------------------------
+
+def _bars(c, name, title, desc, axis_title, entries, cls) -> tuple[str, int]:
+    """Horizontal bars, longest first: entries are (label, value, value text)."""
+    row, top, bottom = 20, 10, 48
+    names = [label for label, _, _ in entries]
+    left = min(230, max(_text_width(n, SMALL + 1) for n in names) + 16)
+    height = top + row * len(entries) + bottom
+    fr = _Frame(height, left=int(left), right=64, top=top, bottom=bottom)
+    vmax, ticks = _linear_ticks(max(v for _, v, _ in entries))
+    xs = Linear(0, vmax, fr.x0, fr.x1)
+    body = fr.x_axis(xs, ticks, [c.num(t) for t in ticks], axis_title)
+    body.append(f'<g class="bars s{cls}">')
+    for i, (label, value, text) in enumerate(entries):
+        y = top + i * row
+        body.append(f'<rect x="{_f(fr.x0)}" y="{_f(y + 3)}" width="{_f(max(xs(value) - fr.x0, 0.5))}" height="14"/>')
+    body.append("</g>")
+    body.append(f'<g fill="currentColor" font-size="{SMALL + 1}">')
+    for i, (label, value, text) in enumerate(entries):
+        y = top + i * row + 14
+        body.append(f'<text x="{_f(fr.x0 - 6)}" y="{_f(y)}" text-anchor="end">{_e(_fit(label, SMALL + 1, left - 10))}</text>')
+        body.append(f'<text x="{_f(xs(value) + 4)}" y="{_f(y)}">{_e(text)}</text>')
+    body.append("</g>")
+    body.append(f'<line class="axis" x1="{_f(fr.x0)}" y1="{_f(fr.y1)}" x2="{_f(fr.x0)}" y2="{_f(fr.y0)}"/>')
+    return _svg(name, height, title, desc, body), height
+
+
+def latest_with_performance(ds):
+    """(revision, table index) of the newest relative-performance table with at least
+    ``MIN_RANKED`` priced GPUs (a ranking of one card says nothing)."""
+    for rev in reversed(ds.revisions):
+        for i, tab in enumerate(rev.get("relative_performance") or []):
+            if len(_priced(ds, rev, tab["values"])[0]) >= MIN_RANKED:
+                return rev, i
+    return None, None
+
+
+def value_chart(ds, c, revision: str | None = None, table: int | None = None) -> Markup | None:
+    """Relative performance per 1000 USD of price for one table (default: the newest usable one)."""
+    if revision is None:
+        rev, table = latest_with_performance(ds)
+        if rev is None:
+            return None
+    else:
+        rev = ds.revision(revision)
+        table = table or 0
+    tab = rev["relative_performance"][table]
+    points, skipped = _priced(ds, rev, tab["values"])
+    if not points:
+        return None
+    ranked = sorted(((value / usd * 1000, gid, value, usd, kind) for gid, value, usd, kind, _ in points),
+                    key=lambda p: (-p[0], p[1]))
+    workload = c.ui_plain(f"workload.{tab['workload']}")
+    date = c.date(rev.id)
+    name = f"value-{rev.id}-{table}"
+    title = _plain(c, "chart.value.heading", workload=workload, date=date)
+    desc = _plain(c, "chart.value.desc", count=c.num(len(ranked)), workload=workload, date=date,
+                  skipped=c.num(skipped))
+    entries = [(_name(ds.gpus[gid]), score, c.num(score, 2)) for score, gid, *_ in ranked]
+    svg, _ = _bars(c, name, title, desc, c.ui_plain("chart.axis_value"), entries, 0)
+    rows = [[_e(_name(ds.gpus[gid])), c.num(score, 2), c.num(value), c.num(usd), c.ui(f"price_kind.{kind}")]
+            for score, gid, value, usd, kind in ranked]
+    reference = _name(ds.gpus[tab["reference"]]) if tab["reference"] in ds.gpus else tab["reference"]
+    table_html = _table(c, c.fill("chart.value.heading", workload=workload, date=date),
+                        [c.ui("revision.col_gpu"), c.ui("chart.col_value"), c.fill("chart.axis_relative", gpu=reference),
+                         c.ui("chart.axis_price"), c.ui("revision.col_price_kind")], rows)
+    return _figure(c, name, svg, table_html)
+
+
+def spec_value_chart(ds, c, top: int = 20) -> Markup | None:
+    """Spec-based: dense FP16 tensor TFLOPS per 1000 USD of launch price, the best ``top`` GPUs."""
+    both = [(g["fp16_tensor_tflops"] / g["launch_price_usd"] * 1000, gid) for gid, g in ds.gpus.items()
+            if g.get("fp16_tensor_tflops") is not None and g.get("launch_price_usd") is not None]
+    if not both:
+        return None
+    ranked = sorted(both, key=lambda p: (-p[0], p[1]))[:top]
+    name = "spec-value"
+    title = c.ui_plain("chart.spec_value.heading")
+    desc = _plain(c, "chart.spec_value.desc", count=c.num(len(ranked)), total=c.num(len(both)))
+    entries = [(_name(ds.gpus[gid]), score, c.num(score, 1)) for score, gid in ranked]
+    svg, _ = _bars(c, name, title, desc, c.ui_plain("chart.axis_spec_value"), entries, 1)
+    rows = [[_e(_name(ds.gpus[gid])), c.num(score, 1), c.num(ds.gpus[gid]["fp16_tensor_tflops"]),
+             c.num(ds.gpus[gid]["launch_price_usd"])] for score, gid in ranked]
+    table_html = _table(c, c.ui("chart.spec_value.heading"),
+                        [c.ui("revision.col_gpu"), c.ui("chart.axis_spec_value"), c.ui("gpus.col_tensor"),
+                         c.ui("gpus.col_price")], rows)
+    return _figure(c, name, svg, table_html)
+
+
+# -- 4. recommendation timeline -----------------------------------------------------------
+
+def _states(ds, c) -> dict:
+    """revision date -> persona -> PersonaState: the language context's cached copy when it has one."""
+    states = getattr(c, "states", None)
+    return states if isinstance(states, dict) else advice_states(ds)
+
+
+def timeline_segments(ds, personas, states=None) -> dict[str, list[dict]]:
+    """persona -> segments {start, end (None: still in force), gpus, known}, consecutive
+    revisions with the same GPUs merged; a segment counts as stated by a source when any
+    of its revisions states it."""
+    states = states if states is not None else advice_states(ds)
+    states = [(rev.id, states[rev.id]) for rev in ds.revisions]
+    out = {}
+    for pid in personas:
+        segs: list[dict] = []
+        for date, state in states:
+            entry = state.get(pid)
+            cur = segs[-1] if segs and segs[-1]["end"] is None else None
+            if entry is None:
+                if cur:
+                    cur["end"] = date
+                continue
+            if cur and cur["gpus"] == tuple(entry.gpus):
+                if entry.known == "source":
+                    cur["known"] = "source"
+                continue
+            if cur:
+                cur["end"] = date
+            segs.append({"start": date, "end": None, "gpus": tuple(entry.gpus), "known": entry.known})
+        if segs:
+            out[pid] = segs
+    return out
+
+
+def timeline_chart(ds, c, personas=TIMELINE_PERSONAS) -> Markup | None:
+    """One row per persona; labelled bars show the GPUs recommended from one revision to the next."""
+    known_personas = ds.persona_ids()
+    segments = timeline_segments(ds, [p for p in personas if p in known_personas], _states(ds, c))
+    if not segments:
+        return None
+    name = "timeline"
+    rows_n = len(segments)
+    row, top, bottom, left, right = 46, 30, 44, 20, 20
+    height = top + rows_n * row + bottom
+    starts = [_date(s["start"]) for segs in segments.values() for s in segs]
+    first, last = min(starts), _date(ds.revisions[-1].id)
+    ylo, yhi, yticks = _year_ticks(first, last)
+    fr = _Frame(height, left=left, right=right, top=top, bottom=bottom)
+    xs = Linear(ylo, yhi, fr.x0, fr.x1)
+    sep = c.ui_plain("punct.list_sep")
+    body = fr.x_axis(xs, yticks, [str(y) for y in yticks], c.ui_plain("chart.axis_year"))
+    body.append('<g class="revs">')
+    for rev in ds.revisions:
+        x = xs(_year_frac(_date(rev.id)))
+        body.append(f'<line x1="{_f(x)}" y1="{_f(fr.y0)}" x2="{_f(x)}" y2="{_f(fr.y0 - 5)}"/>')
+    body.append("</g>")
+    body += _swatches([("seg s0", c.ui_plain("chart.legend_source")), ("seg s0 derived", c.ui_plain("chart.legend_derived"))], 16)
+    table_rows = []
+    for r, (pid, segs) in enumerate(segments.items()):
+        y = top + r * row
+        pname = c.loc.persona(pid)
+        body.append(f'<text class="persona" fill="currentColor" x="{_f(fr.x0)}" y="{_f(y + 14)}">{_e(pname)}</text>')
+        for i, s in enumerate(segs):
+            x0 = xs(_year_frac(_date(s["start"])))
+            x1 = xs(_year_frac(_date(s["end"]))) if s["end"] else fr.x1
+            label = sep.join(_name(ds.gpus[g]) for g in s["gpus"]) if s["gpus"] else "—"
+            until = c.date(s["end"]) if s["end"] else c.ui_plain("chart.timeline.open")
+            tip = f"{label}: {c.date(s['start'])} – {until}"
+            cls = f"seg s{i % 2}" + (" derived" if s["known"] != "source" else "") + ("" if s["end"] else " open")
+            body.append(f'<g class="{cls}"><title>{_e(tip)}</title>'
+                        f'<rect x="{_f(x0)}" y="{_f(y + 20)}" width="{_f(max(x1 - x0, 1))}" height="20" rx="2"/>'
+                        f'<text fill="currentColor" font-size="{SMALL}" x="{_f(x0 + 4)}" y="{_f(y + 34)}">'
+                        f'{_e(_fit(label, SMALL, x1 - x0 - 8))}</text></g>')
+            table_rows.append([
+                c.persona(pid), _iso(s["start"]), _iso(s["end"]) if s["end"] else c.ui("chart.timeline.open"),
+                Markup(c.ui("punct.list_sep")).join(_e(_name(ds.gpus[g])) for g in s["gpus"]) if s["gpus"] else "—",
+                c.ui("chart.legend_source" if s["known"] == "source" else "chart.legend_derived"),
+            ])
+    names = sep.join(c.loc.persona(p) for p in segments)
+    title = c.ui_plain("chart.timeline.heading")
+    desc = _plain(c, "chart.timeline.desc", count=c.num(rows_n), personas=names)
+    table_html = _table(c, c.ui("chart.timeline.heading"),
+                        [c.ui("diff.persona"), c.ui("chart.col_from"), c.ui("chart.col_until"),
+                         c.ui("revision.col_gpus"), c.ui("chart.col_known")], table_rows)
+    return _figure(c, name, _svg(name, height, title, desc, body), table_html)
+
+
+# -- all of them --------------------------------------------------------------------------
+
+def charts_for(ds, c) -> dict[str, Markup]:
+    """Every chart of the charts page, by name, in page order.
+
+    Names: ``perf-price/<date>/<table>`` for each relative-performance table with priced
+    GPUs, ``spec/<metric>``, ``value/<date>/<table>`` (the newest such table),
+    ``spec-value`` and ``timeline``. Charts with nothing to plot are left out.
+    """
+    out: dict[str, Markup] = {}
+    for rev in ds.revisions:
+        for i, _tab in enumerate(rev.get("relative_performance") or []):
+            fig = perf_price_chart(ds, c, rev.id, i)
+            if fig is not None:
+                out[f"perf-price/{rev.id}/{i}"] = fig
+    for metric in SPEC_METRICS:
+        fig = spec_chart(ds, c, metric)
+        if fig is not None:
+            out[f"spec/{metric}"] = fig
+    rev, i = latest_with_performance(ds)
+    if rev is not None:
+        out[f"value/{rev.id}/{i}"] = value_chart(ds, c, rev.id, i)
+    fig = spec_value_chart(ds, c)
+    if fig is not None:
+        out["spec-value"] = fig
+    fig = timeline_chart(ds, c)
+    if fig is not None:
+        out["timeline"] = fig
+    return out

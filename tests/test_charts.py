@@ -1,0 +1,370 @@
+"""Charts (generator/charts.py): well-formed SVG with a text alternative, escaped text,
+deterministic output, tables that match the data, and the charts page."""
+from __future__ import annotations
+
+import json
+import re
+import time
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from conftest import ROOT
+
+SVG = "{http://www.w3.org/2000/svg}"
+LANGS = ("en", "ko", "zh", "fr")
+HOSTILE_NAME = '<script>alert("x")</script> & \'q\' "dq" ]]> {{ 7*7 }}'
+
+
+# ------------------------------------------------------------------ data
+
+def _context(ds, lang="en"):
+    from generator.render import Context
+
+    return Context(ds, lang)
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    from generator.validate import load_dataset
+
+    ds, problems = load_dataset(ROOT / "data", ROOT)
+    assert ds is not None, [str(p) for p in problems[:10]]
+    return ds
+
+
+FIXTURE_REVISION_EXTRA = """
+relative_performance:
+  - workload: overall
+    reference: rtx-2070
+    values: {rtx-2070: 1, gtx-1060-6gb: 0.45, tesla-x: 0.8, hostile-card: 1.3}
+prices:
+  - {gpu: gtx-1060-6gb, usd: 180, kind: used}
+  - {gpu: rtx-2070, usd: 0.9, kind: cloud-hourly}
+"""
+
+TESLA = """name: Tesla X
+vendor: nvidia
+architecture: Volta
+release_date: 2017-06-21
+memory_gb: 16
+memory_type: HBM2
+memory_bandwidth_gbs: 900
+fp32_tflops: 14
+fp16_tensor_tflops: 112
+tensor_cores: true
+tdp_w: 250
+launch_price_usd: null
+compute_capability: "7.0"
+segment: datacenter
+sources:
+  - https://example.org/tesla-x
+"""
+
+
+@pytest.fixture
+def small(tree):
+    """The fixture tree plus a data-centre card without a price, a card with a hostile name
+    and a relative-performance table with prices of several kinds."""
+    from generator.validate import load_dataset
+
+    tree.use_real_ui()
+    tree.write("gpus/nvidia/tesla-x.yaml", TESLA)
+    hostile = TESLA.replace("name: Tesla X", "name: " + json.dumps(HOSTILE_NAME)).replace(
+        "launch_price_usd: null", "launch_price_usd: 1299").replace("segment: datacenter", "segment: workstation")
+    tree.write("gpus/nvidia/hostile-card.yaml", hostile.replace("2017-06-21", "2020-02-02"))
+    rev = "revisions/2019-04-03.yaml"
+    tree.write(rev, tree.read(rev).rstrip("\n") + "\n" + FIXTURE_REVISION_EXTRA)
+    ds, problems = load_dataset(tree.data, tree.root)
+    assert ds is not None, problems
+    return ds
+
+
+def _all(ds, c):
+    from generator import charts
+
+    rev = ds.revisions[-1].id
+    return {
+        "perf-price": charts.perf_price_chart(ds, c, rev, 0),
+        "spec-bandwidth": charts.spec_chart(ds, c, "bandwidth"),
+        "spec-fp32": charts.spec_chart(ds, c, "fp32"),
+        "spec-tensor": charts.spec_chart(ds, c, "tensor"),
+        "spec-memory": charts.spec_chart(ds, c, "memory"),
+        "spec-price": charts.spec_chart(ds, c, "price"),
+        "value": charts.value_chart(ds, c),
+        "spec-value": charts.spec_value_chart(ds, c),
+        "timeline": charts.timeline_chart(ds, c),
+    }
+
+
+# ------------------------------------------------------------------ helpers
+
+def _parse(figure) -> ET.Element:
+    """The whole figure is well-formed XML (SVG inside, XHTML-style markup around it)."""
+    text = str(figure)
+    assert "\n\n" not in text, "a blank line would end the raw HTML block in Markdown"
+    return ET.fromstring(text)
+
+
+def _svg(fig: ET.Element) -> ET.Element:
+    svg = fig.find(f".//{SVG}svg")
+    assert svg is not None
+    return svg
+
+
+def _rows(fig: ET.Element) -> list[list[str]]:
+    body = fig.find(".//details/div/table/tbody")
+    return [["".join(cell.itertext()) for cell in tr] for tr in body.findall("tr")]
+
+
+def _marks(svg: ET.Element) -> int:
+    """Plotted things: points, bars or timeline segments (legend entries excluded)."""
+    points = [g for g in svg.iter(f"{SVG}g") if (g.get("class") or "").startswith("pt ")]
+    bars = [r for g in svg.iter(f"{SVG}g") if (g.get("class") or "").startswith("bars ") for r in g.findall(f"{SVG}rect")]
+    legend = {id(x) for g in svg.iter(f"{SVG}g") if g.get("class") == "legend" for x in g.iter()}
+    segs = [g for g in svg.iter(f"{SVG}g") if (g.get("class") or "").startswith("seg ") and id(g) not in legend]
+    return len(points) + len(bars) + len(segs)
+
+
+def _check(figure) -> tuple[ET.Element, ET.Element, list[list[str]]]:
+    fig = _parse(figure)
+    assert fig.tag == "figure" and "wg-chart" in fig.get("class")
+    svg = _svg(fig)
+    assert svg.get("role") == "img"
+    title, desc = svg.find(f"{SVG}title"), svg.find(f"{SVG}desc")
+    assert title is not None and (title.text or "").strip()
+    assert desc is not None and (desc.text or "").strip()
+    assert svg.get("aria-labelledby") == title.get("id") and svg.get("aria-describedby") == desc.get("id")
+    parent = {child: el for el in svg.iter() for child in el}
+    for text in svg.iter(f"{SVG}text"):  # text takes the page's colour, itself or from a group
+        node = text
+        while node is not None and node.get("fill") != "currentColor":
+            node = parent.get(node)
+        assert node is not None, ET.tostring(text)
+    assert not re.search(r'(fill|stroke)="#', str(figure)), "colours come from CSS classes"
+    rows = _rows(fig)
+    assert fig.find(".//details/summary") is not None
+    assert fig.find(".//details/div/table/caption") is not None
+    assert fig.findall(".//details/div/table/thead/tr/th")
+    assert len(rows) == _marks(svg) > 0
+    return fig, svg, rows
+
+
+# ------------------------------------------------------------------ every chart
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_chart_of_the_fixture_is_valid(small, lang):
+    out = _all(small, _context(small, lang))
+    assert all(v is not None for v in out.values()), [k for k, v in out.items() if v is None]
+    for name, figure in out.items():
+        _check(figure)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_chart_of_the_shipped_data_is_valid(shipped, lang):
+    from generator.charts import charts_for
+
+    out = charts_for(shipped, _context(shipped, lang))
+    assert {"spec/bandwidth", "spec/fp32", "spec/tensor", "spec/memory", "spec/price", "spec-value", "timeline"} <= set(out)
+    assert any(k.startswith("perf-price/") for k in out) and any(k.startswith("value/") for k in out)
+    ids = []
+    for figure in out.values():
+        fig, _, _ = _check(figure)
+        ids += [e.get("id") for e in fig.iter() if e.get("id")]
+    assert len(ids) == len(set(ids)), "ids are unique on the page"
+
+
+def test_point_counts_and_skipped_gpus_follow_the_data(small):
+    from generator import charts
+
+    c = _context(small)
+    for metric, (field, _, _) in charts.SPEC_METRICS.items():
+        fig, svg, rows = _check(charts.spec_chart(small, c, metric))
+        have = [g for g in small.gpus.values() if g[field] is not None]
+        assert len(rows) == len(have), metric
+        assert svg.find(f"{SVG}desc").text.endswith(f": {len(small.gpus) - len(have)}."), metric
+    # the Tesla has no price anywhere: left out, and said so
+    fig, svg, rows = _check(charts.perf_price_chart(small, c, "2019-04-03", 0))
+    assert len(rows) == 3 and "Tesla X" not in "".join(svg.itertext())
+    assert svg.find(f"{SVG}desc").text.endswith("GPUs left out because they have no price: 1.")
+
+
+def test_table_numbers_match_the_data(small):
+    from generator import charts
+
+    c = _context(small)
+    gpus = small.gpus
+    by_name = {g["name"]: gid for gid, g in gpus.items()}
+    for metric, (field, _, _) in charts.SPEC_METRICS.items():
+        _, _, rows = _check(charts.spec_chart(small, c, metric))
+        for name, released, value, _segment in rows:
+            gid = by_name[name]
+            assert value == c.num(gpus[gid][field]) and released == gpus[gid]["release_date"].isoformat()
+    # performance against price: a quoted used price wins, a cloud-hourly one never does
+    _, _, rows = _check(charts.perf_price_chart(small, c, "2019-04-03", 0))
+    table = {r[0]: r[1:] for r in rows}
+    assert table["GeForce GTX 1060 6GB"] == [c.num(0.45), c.num(180), "used"]
+    assert table["GeForce RTX 2070"] == [c.num(1), c.num(499), "launch price"]
+    assert table[HOSTILE_NAME] == [c.num(1.3), c.num(1299), "launch price"]
+    # value: relative performance per 1000 USD, best first
+    _, _, rows = _check(charts.value_chart(small, c))
+    assert [r[0] for r in rows] == ["GeForce GTX 1060 6GB", "GeForce RTX 2070", HOSTILE_NAME]
+    assert rows[0][1] == c.num(0.45 / 180 * 1000, 2) and rows[1][1] == c.num(1 / 499 * 1000, 2)
+    # spec-based value: dense tensor TFLOPS per 1000 USD of launch price; no price or no tensor, no bar
+    _, _, rows = _check(charts.spec_value_chart(small, c))
+    assert [r[0] for r in rows] == [HOSTILE_NAME, "GeForce RTX 2070"]  # 112 / 1299 before 29.9 / 499
+    assert rows[1][1:] == [c.num(29.9 / 499 * 1000, 1), c.num(29.9), c.num(499)]
+
+
+def test_spec_value_keeps_the_top_n(shipped):
+    from generator import charts
+
+    c = _context(shipped)
+    both = [g for g in shipped.gpus.values() if g["fp16_tensor_tflops"] is not None and g["launch_price_usd"] is not None]
+    _, svg, rows = _check(charts.spec_value_chart(shipped, c, top=20))
+    assert len(rows) == min(20, len(both))
+    scores = sorted((g["fp16_tensor_tflops"] / g["launch_price_usd"] * 1000 for g in both), reverse=True)
+    assert rows[0][1] == c.num(scores[0], 1) and rows[-1][1] == c.num(scores[len(rows) - 1], 1)
+    assert f"out of {len(both)} GPUs" in svg.find(f"{SVG}desc").text
+
+
+def test_hostile_names_stay_text(small):
+    from generator.charts import charts_for
+
+    for lang in LANGS:
+        for figure in charts_for(small, _context(small, lang)).values():
+            text = str(figure)
+            assert "<script" not in text and "]]>" not in text and "{{ 7" not in text
+            fig = _parse(figure)
+            for th in fig.iter("th"):
+                if "script" in "".join(th.itertext()):
+                    assert "".join(th.itertext()) == HOSTILE_NAME  # escaped, not mangled
+    c = _context(small)
+    from generator.charts import perf_price_chart
+
+    fig = _parse(perf_price_chart(small, c, "2019-04-03", 0))
+    labels = ["".join(t.itertext()) for t in _svg(fig).iter(f"{SVG}text")]
+    assert HOSTILE_NAME in labels
+
+
+def test_output_is_deterministic(small, shipped):
+    from generator.charts import charts_for
+
+    for ds in (small, shipped):
+        for lang in LANGS:
+            assert charts_for(ds, _context(ds, lang)) == charts_for(ds, _context(ds, lang))
+
+
+def test_coordinates_have_one_decimal(shipped):
+    from generator.charts import charts_for
+
+    for figure in charts_for(shipped, _context(shipped)).values():
+        svg = str(figure).split("<svg", 1)[1].split("</svg>", 1)[0]
+        for value in re.findall(r'\b(?:x|y|x1|x2|y1|y2|cx|cy|width|height)="([^"]+)"', svg):
+            assert re.fullmatch(r"-?\d+(\.\d)?", value), value
+
+
+def test_wide_ranges_use_a_log_scale_and_say_so(shipped):
+    from generator.charts import spec_chart
+
+    c = _context(shipped)
+    fig = _parse(spec_chart(shipped, c, "bandwidth"))
+    svg = _svg(fig)
+    values = [g["memory_bandwidth_gbs"] for g in shipped.gpus.values()]
+    assert max(values) / min(values) > 20
+    assert "logarithmic" in svg.find(f"{SVG}desc").text
+    assert any("logarithmic scale" in "".join(t.itertext()) for t in svg.iter(f"{SVG}text"))
+
+
+def test_french_numbers_and_years(shipped):
+    from generator.charts import spec_chart
+
+    fig = _parse(spec_chart(shipped, _context(shipped, "fr"), "price"))
+    ticks = ["".join(t.itertext()) for g in _svg(fig).iter(f"{SVG}g") if g.get("class") == "ticks" for t in g]
+    assert "2020" in ticks  # years are not thousands
+    assert any("\u202f" in t for t in ticks)  # 10 000, the French way
+
+
+def test_timeline_segments_follow_the_advice(small, shipped):
+    from generator.charts import timeline_chart, timeline_segments
+
+    segs = timeline_segments(small, ["best-overall", "little-money"])
+    assert segs == {"best-overall": [{"start": "2019-04-03", "end": None, "gpus": ("rtx-2070",), "known": "source"}],
+                    "little-money": [{"start": "2019-04-03", "end": None, "gpus": ("gtx-1060-6gb",), "known": "source"}]}
+    c = _context(shipped)
+    _, _, rows = _check(timeline_chart(shipped, c, personas=("best-overall",)))
+    segs = timeline_segments(shipped, ["best-overall"])["best-overall"]
+    assert len(rows) == len(segs)
+    for row, seg in zip(rows, segs):
+        assert row[1] == seg["start"]
+        assert row[3] == ", ".join(shipped.gpus[g]["name"] for g in seg["gpus"]) or (row[3] == "—" and not seg["gpus"])
+    # consecutive segments differ, and each starts where the previous one ended
+    for a, b in zip(segs, segs[1:]):
+        assert a["gpus"] != b["gpus"] and a["end"] == b["start"]
+
+
+def test_scales():
+    from generator.charts import _linear_ticks, _log_ticks
+
+    assert _linear_ticks(1.2) == (1.25, [0, 0.25, 0.5, 0.75, 1, 1.25])
+    assert _linear_ticks(0.9) == (1, [0, 0.2, 0.4, 0.6, 0.8, 1])
+    assert _linear_ticks(1180)[1] == [0, 250, 500, 750, 1000, 1250]
+    lo, hi, ticks = _log_ticks(112, 5300)
+    assert (lo, hi) == (100, 10000) and ticks == [100, 200, 500, 1000, 2000, 5000, 10000]
+    lo, hi, ticks = _log_ticks(0.3, 4000)
+    assert ticks[0] == 0.2 and 1 in ticks and 1000 in ticks and 2 not in ticks
+
+
+def test_chart_texts_are_translated(shipped):
+    from generator.model import Localizer
+
+    keys = [k for k in shipped.ui.texts if k.startswith("chart.")]
+    assert len(keys) > 30
+    for lang in ("ko", "zh", "fr"):
+        loc = Localizer(shipped, lang)
+        assert [k for k in keys if loc.field(shipped.ui, (k,))[1] != "ok"] == [], lang
+
+
+def test_four_languages_take_well_under_a_second(shipped):
+    from generator.charts import charts_for
+
+    contexts = [_context(shipped, lang) for lang in LANGS]
+    start = time.perf_counter()
+    for c in contexts:
+        charts_for(shipped, c)
+    assert time.perf_counter() - start < 1.0
+
+
+# ------------------------------------------------------------------ the page
+
+@pytest.fixture
+def with_charts():
+    """Kept for the tests' signatures: render.Context provides the charts."""
+
+
+def test_render_context_exposes_the_charts():
+    from generator.render import Context
+
+    assert callable(Context.charts)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_charts_page_has_every_chart_in_its_own_section(shipped, with_charts, lang):
+    from generator.charts import charts_for
+    from generator.render import render_language
+
+    pages = {p.path: p.text for p in render_language(shipped, lang, ROOT / "templates" / "pages")}
+    text = pages["charts/index.md"]
+    figures = charts_for(shipped, _context(shipped, lang))
+    for figure in figures.values():
+        assert str(figure) in text
+    headings = re.findall(r"^#{2,3} .+ \{ #([a-z0-9-]+) \}$", text, re.M)
+    assert len(headings) >= len(figures) and len(headings) == len(set(headings))
+    assert text.count('<figure class="wg-chart"') == len(figures)
+
+
+def test_charts_page_of_the_hostile_fixture_renders(small, with_charts):
+    from generator.render import render_language
+
+    text = {p.path: p.text for p in render_language(small, "en", ROOT / "templates" / "pages")}["charts/index.md"]
+    assert text.count('<figure class="wg-chart"') == 9 and "<script" not in text
