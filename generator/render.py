@@ -21,6 +21,9 @@ from .schema import ID_RE, LANGS
 
 DATE_ID_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 NAV_REVISIONS = 6
+# The calculator pages (templates/pages/site/calculators), in the order of the sidebar.
+CALCULATORS = (("calc.nav_overview", "index"), ("calc.dense.heading", "memory-dense"), ("calc.cnn.heading", "memory-cnn"),
+               ("calc.llm.heading", "memory-llm"), ("calc.picker.heading", "picker"), ("calc.cloud.heading", "cloud"))
 PLACEHOLDER = re.compile(r"(\{[a-z_]+\})")
 from .text import escape_md, escape_title, format_date, format_number, yaml_str
 
@@ -277,8 +280,11 @@ def nav(ds: Dataset, lang: str, templates_dir: Path | None = None) -> list:
     optional = [("history", "nav.history"), ("diffs", "nav.diffs")]
     out += [{esc(loc.ui(key)): f"{name}/index.md"} for name, key in optional if (site / name / "index.md.j2").is_file()]
     out.append({esc(loc.ui("nav.gpus")): "gpus/index.md"})
-    tail = [("compare", "nav.compare"), ("charts", "nav.charts"), ("calculators", "nav.calculators")]
+    tail = [("compare", "nav.compare"), ("charts", "nav.charts")]
     out += [{esc(loc.ui(key)): f"{name}/index.md"} for name, key in tail if (site / name / "index.md.j2").is_file()]
+    calculators = [(key, page) for key, page in CALCULATORS if (site / "calculators" / f"{page}.md.j2").is_file()]
+    if calculators:
+        out.append({esc(loc.ui("nav.calculators")): [{esc(loc.ui(key)): f"calculators/{page}.md"} for key, page in calculators]})
     if ds.topics:
         out.append({esc(loc.ui("nav.topics")): "topics/index.md"})
     out.append({esc(loc.ui("nav.api")): "api/index.md"})

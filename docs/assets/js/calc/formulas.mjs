@@ -1,0 +1,558 @@
+// whichgpu calculators: every formula, as pure functions (no DOM, no text).
+//
+// The same formulas exist in Python (generator/calc.py); both are checked against the golden
+// cases of tests/fixtures/calculators.json. Inputs arrive as the strings a reader typed, so
+// parsing and validation are part of the contract: an invalid field yields a message key
+// (calc.err.*) and parameters, never a NaN or an Infinity.
+
+export const GIB = 1024 ** 3;
+export const MIB = 1024 ** 2;
+
+// ------------------------------------------------------------------ parsing and validation
+
+const SPACES = /[ \t\n\r\u00a0\u2009\u202f_]/g;
+const NUMBER = /^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$/;
+
+/** Text as typed -> plain "123.45" form. French takes a decimal comma; elsewhere a comma groups thousands. */
+export function normalizeNumber(raw, lang) {
+  let t = String(raw ?? "").trim().replace(SPACES, "");
+  if (lang === "fr") {
+    if (!t.includes(".") && (t.match(/,/g) || []).length === 1) t = t.replace(",", ".");
+  } else {
+    t = t.replace(/,(?=[0-9]{3}(?![0-9]))/g, "");
+  }
+  return t;
+}
+
+function fail(key, params) {
+  return { ok: false, error: { key, params: params || {} } };
+}
+
+/**
+ * One number field. spec: {min, minExclusive, max, integer, optional}.
+ * Returns {ok: true, value} or {ok: false, error: {key, params}}.
+ */
+export function parseField(raw, spec, lang) {
+  const text = normalizeNumber(raw, lang);
+  if (text === "") return spec.optional ? { ok: true, value: null } : fail("calc.err.required");
+  if (!NUMBER.test(text)) return fail("calc.err.number");
+  const value = Number(text);
+  if (!Number.isFinite(value)) return fail("calc.err.max", { max: spec.max });
+  if (spec.integer && !Number.isInteger(value)) return fail("calc.err.integer");
+  const min = spec.min ?? 0;
+  if (spec.minExclusive ? value <= min : value < min) {
+    if (min === 0) return fail(spec.minExclusive ? "calc.err.positive" : "calc.err.negative");
+    if (min === 1 && spec.integer && value <= 0) return fail("calc.err.positive");
+    return fail("calc.err.min", { min });
+  }
+  if (value > spec.max) return fail("calc.err.max", { max: spec.max });
+  return { ok: true, value };
+}
+
+/** A choice field: the raw value must be one of spec.choices. */
+export function parseChoice(raw, spec) {
+  const value = String(raw ?? "").trim();
+  if (value === "") return fail("calc.err.required");
+  return spec.choices.includes(value) ? { ok: true, value } : fail("calc.err.choice");
+}
+
+const LIST_SPLIT = /[\s,;x×*]+/;
+
+/** A list of whole numbers such as "9000, 4000, 4000, 32" (commas, spaces, x or ; between them). */
+export function parseIntList(raw, spec) {
+  const text = String(raw ?? "").trim();
+  if (text === "") return fail("calc.err.required");
+  const items = text.split(LIST_SPLIT).filter((s) => s !== "");
+  if (items.length === 0) return fail("calc.err.required");
+  const values = [];
+  for (const item of items) {
+    if (!/^[0-9]+$/.test(item)) return fail("calc.err.list_item", { item: item.slice(0, 20) });
+    const v = Number(item);
+    if (v < spec.min) return fail("calc.err.list_min", { min: spec.min });
+    if (v > spec.max) return fail("calc.err.list_max", { max: spec.max });
+    values.push(v);
+  }
+  if (values.length < spec.minItems) return fail("calc.err.list_short", { min: spec.minItems });
+  if (values.length > spec.maxItems) return fail("calc.err.list_long", { max: spec.maxItems });
+  return { ok: true, value: values };
+}
+
+function parseAll(raw, specs, lang) {
+  const values = {};
+  const errors = {};
+  for (const [name, spec] of Object.entries(specs)) {
+    let r;
+    if (spec.choices) r = parseChoice(raw[name], spec);
+    else if (spec.list) r = parseIntList(raw[name], spec);
+    else r = parseField(raw[name], spec, lang);
+    if (r.ok) values[name] = r.value;
+    else errors[name] = r.error;
+  }
+  return { values, errors };
+}
+
+// ------------------------------------------------------------------ 1. dense networks (2015)
+
+export const DENSE_FIELDS = {
+  layers: { list: true, min: 1, max: 1e6, minItems: 2, maxItems: 200 },
+  batch: { integer: true, min: 1, max: 1e6 },
+};
+
+/** 12 bytes per number (the 2015 article): memory = 12 × (Σ weight matrices + batch × Σ widths) bytes. */
+export function denseMemory(layers, batch) {
+  const weightTerms = [];
+  let weights = 0;
+  for (let i = 0; i + 1 < layers.length; i++) {
+    const n = layers[i] * layers[i + 1];
+    weightTerms.push([layers[i], layers[i + 1], n]);
+    weights += n;
+  }
+  const units = layers.reduce((a, b) => a + b, 0);
+  const activations = batch * units;
+  const numbers = weights + activations;
+  const bytes = 12 * numbers;
+  return { layers, batch, weightTerms, weights, units, activations, numbers, bytes, gib: bytes / GIB, gb: bytes / 1e9 };
+}
+
+// ------------------------------------------------------------------ 2. convolutional networks (2016)
+
+export const CNN_FIELDS = {
+  batch: { integer: true, min: 1, max: 1e5 },
+  height: { integer: true, min: 1, max: 1e5 },
+  width: { integer: true, min: 1, max: 1e5 },
+  channels: { integer: true, min: 1, max: 1e5 },
+  bits: { choices: ["32", "16"] },
+};
+export const CNN_LAYER_FIELDS = {
+  conv: {
+    kernels: { integer: true, min: 1, max: 1e5 },
+    size: { integer: true, min: 1, max: 1e4 },
+    stride: { integer: true, min: 1, max: 1e4 },
+    padding: { choices: ["same", "valid"] },
+  },
+  pool: {
+    size: { integer: true, min: 1, max: 1e4 },
+    stride: { integer: true, min: 1, max: 1e4 },
+  },
+  reduce: {
+    kernels: { integer: true, min: 1, max: 1e5 },
+  },
+};
+export const CNN_MAX_LAYERS = 100;
+
+/** Output height or width of one layer; 0 when the window does not fit. */
+export function cnnOutSize(layer, size) {
+  if (layer.type === "reduce") return size;
+  if (layer.type === "conv" && layer.padding === "same") return Math.ceil(size / layer.stride);
+  if (size < layer.size) return 0;
+  return Math.floor((size - layer.size) / layer.stride) + 1;
+}
+
+/**
+ * Activations and errors, layer by layer: each layer's output holds batch × H × W × C values
+ * (its activations) and as many errors in the backward pass. The input has activations only.
+ */
+export function cnnMemory(input, layers) {
+  const bytesPer = input.bits === 16 || input.bits === "16" ? 2 : 4;
+  const b = input.batch;
+  let h = input.height, w = input.width, c = input.channels;
+  const inputValues = b * h * w * c;
+  const rows = [{ type: "input", h, w, c, values: inputValues, activations: inputValues * bytesPer, errors: 0 }];
+  let empty = -1;
+  layers.forEach((layer, i) => {
+    h = cnnOutSize(layer, h);
+    w = cnnOutSize(layer, w);
+    if (layer.type !== "pool") c = layer.kernels;
+    if ((h === 0 || w === 0) && empty < 0) empty = i;
+    const values = b * h * w * c;
+    rows.push({ type: layer.type, h, w, c, values, activations: values * bytesPer, errors: values * bytesPer });
+  });
+  let activations = 0, errors = 0;
+  for (const r of rows) { activations += r.activations; errors += r.errors; }
+  const total = activations + errors;
+  return {
+    bytesPer, rows, activations, errors, total, empty,
+    inputBytes: rows[0].activations,
+    totalMib: total / MIB, totalMb: total / 1e6, totalGib: total / GIB,
+  };
+}
+
+function parseCnnLayers(rawLayers, lang) {
+  const layers = [];
+  const errors = {};
+  const list = Array.isArray(rawLayers) ? rawLayers : [];
+  if (list.length > CNN_MAX_LAYERS) errors.layers = { key: "calc.err.list_long", params: { max: CNN_MAX_LAYERS } };
+  list.slice(0, CNN_MAX_LAYERS).forEach((raw, i) => {
+    const type = raw && CNN_LAYER_FIELDS[raw.type] ? raw.type : null;
+    if (!type) { errors[`layers.${i}.type`] = { key: "calc.err.choice", params: {} }; return; }
+    const specs = CNN_LAYER_FIELDS[type];
+    const { values, errors: errs } = parseAll(raw, specs, lang);
+    for (const [k, e] of Object.entries(errs)) errors[`layers.${i}.${k}`] = e;
+    layers.push({ type, ...values });
+  });
+  return { layers, errors };
+}
+
+// ------------------------------------------------------------------ 3. large models
+
+export const PRECISION_BYTES = { fp32: 4, bf16: 2, fp16: 2, fp8: 1, int8: 1, int4: 0.5 };
+/** NF4 with double quantization keeps 0.127 bits of constants per parameter (Dettmers et al. 2023). */
+export const QLORA_CONSTANT_BYTES = 0.127 / 8;
+/** Optimizer state per trained parameter: [without, with] a 32-bit master copy of 16-bit weights. */
+export const OPTIMIZER_STATE = { adamw: 8, adam8bit: 2, sgd: 4 };
+
+export const LLM_FIELDS = {
+  params: { min: 0, minExclusive: true, max: 1e4 },
+  precision: { choices: Object.keys(PRECISION_BYTES) },
+  mode: { choices: ["inference", "full", "lora", "qlora"] },
+  optimizer: { choices: Object.keys(OPTIMIZER_STATE) },
+  trainable: { min: 0, minExclusive: true, max: 100 },
+  batch: { integer: true, min: 1, max: 1e5 },
+  seq: { integer: true, min: 1, max: 1e7 },
+  layers: { integer: true, min: 1, max: 1e4 },
+  hidden: { integer: true, min: 1, max: 1e6 },
+  heads: { integer: true, min: 1, max: 1e5 },
+  kv_heads: { integer: true, min: 1, max: 1e5 },
+  head_dim: { integer: true, min: 1, max: 1e5 },
+  checkpointing: { choices: ["0", "1"] },
+  overhead: { min: 0, max: 100 },
+};
+
+/**
+ * Memory of a large transformer, term by term. v: params (billions), precision, mode, optimizer,
+ * trainable (% of parameters trained by LoRA/QLoRA), batch, seq, layers, hidden, heads, kv_heads,
+ * head_dim, checkpointing ("0"/"1"), overhead (GiB).
+ */
+export function llmMemory(v) {
+  const P = v.params * 1e9;
+  const training = v.mode !== "inference";
+  const adapters = v.mode === "lora" || v.mode === "qlora";
+  const weightBytes = v.mode === "qlora" ? PRECISION_BYTES.int4 : PRECISION_BYTES[v.precision];
+  const wide = v.mode !== "qlora" && v.precision === "fp32";
+  const T = adapters ? P * v.trainable / 100 : v.mode === "full" ? P : 0;
+
+  const base = P * weightBytes;
+  const constants = v.mode === "qlora" ? P * QLORA_CONSTANT_BYTES : 0;
+  const adapterWeights = adapters ? T * 2 : 0;
+  const weights = base + constants + adapterWeights;
+
+  const gradBytes = v.mode === "full" ? (wide ? 4 : 2) : adapters ? 2 : 0;
+  const gradients = T * gradBytes;
+
+  const master = v.mode === "full" ? (wide ? 0 : 4) : adapters ? 4 : 0;
+  const optBytes = training ? OPTIMIZER_STATE[v.optimizer] + master : 0;
+  const optimizer = T * optBytes;
+
+  const s = v.seq, b = v.batch, h = v.hidden, a = v.heads, L = v.layers;
+  const actScale = training && wide ? 2 : 1;
+  const perLayerFull = s * b * h * (34 + 5 * a * s / h) * actScale;
+  const perLayerInput = 2 * s * b * h * actScale;
+  const checkpointing = v.checkpointing === "1" || v.checkpointing === true;
+  const activations = !training ? 0 : checkpointing ? L * perLayerInput + perLayerFull : L * perLayerFull;
+
+  const kvBytes = wide ? 4 : 2;
+  const kvCache = training ? 0 : 2 * L * v.kv_heads * v.head_dim * s * b * kvBytes;
+  const overhead = v.overhead * GIB;
+  const total = weights + gradients + optimizer + activations + kvCache + overhead;
+  return {
+    P, T, training, adapters, checkpointing, weightBytes, gradBytes, optBytes, master, actScale, kvBytes,
+    base, constants, adapterWeights, perLayerFull, perLayerInput,
+    weights, gradients, optimizer, activations, kvCache, overhead, total, totalGib: total / GIB,
+  };
+}
+
+/** Fields a mode does not use: they are neither validated nor shown as errors. */
+export function llmIgnored(mode) {
+  const out = [];
+  if (mode !== "lora" && mode !== "qlora") out.push("trainable");
+  if (mode === "inference") out.push("optimizer", "checkpointing");
+  else if (mode) out.push("kv_heads", "head_dim");
+  if (mode === "qlora") out.push("precision");
+  return out;
+}
+
+/** How many of each GPU hold `bytes`: ceil(total / memory), memory_gb read as GiB. */
+export function gpusNeeded(bytes, gpus) {
+  const out = [];
+  for (const g of gpus || []) {
+    if (!(g && g.memory_gb > 0)) continue;
+    const count = Math.max(1, Math.ceil(bytes / (g.memory_gb * GIB)));
+    out.push({ id: g.id, name: g.name, memory_gb: g.memory_gb, count, fits: bytes <= g.memory_gb * GIB });
+  }
+  out.sort((x, y) => x.memory_gb - y.memory_gb || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
+  return out;
+}
+
+// ------------------------------------------------------------------ 4. GPU picker
+
+export const WORKLOADS = ["cnn", "rnn", "transformer", "llm-inference"];
+export const WORKLOAD_NETWORK = { cnn: "cnn", rnn: "rnn", transformer: "transformer", "llm-inference": "transformer" };
+/** Which relative-performance table of a revision speaks for each workload, best match first. */
+export const WORKLOAD_TABLES = {
+  cnn: ["cnn", "overall"],
+  rnn: ["rnn", "overall"],
+  transformer: ["transformer", "training-16bit", "overall"],
+  "llm-inference": ["inference-8bit", "transformer", "overall"],
+};
+/** Order used when a revision states no priorities for the network. */
+export const DEFAULT_ORDER = ["memory-bandwidth", "tensor-cores", "flops"];
+
+export const PICKER_FIELDS = {
+  workload: { choices: WORKLOADS },
+  memory: { min: 0, minExclusive: true, max: 4096 },
+  budget: { min: 0, minExclusive: true, max: 1e7 },
+  prices: { choices: ["new", "used"] },
+};
+
+/** The spec figure that stands for a feature of a priority order; null when the card lacks it. */
+export function featureValue(gpu, feature) {
+  const pos = (x) => (typeof x === "number" && x > 0 ? x : null);
+  switch (feature) {
+    case "tensor-cores":
+    case "fp16-capability":
+      return pos(gpu.fp16_tensor_tflops) ?? pos(gpu.fp32_tflops);
+    case "flops": return pos(gpu.fp32_tflops);
+    case "memory-bandwidth": return pos(gpu.memory_bandwidth_gbs);
+    case "memory-size": return pos(gpu.memory_gb);
+    default: return null;
+  }
+}
+
+/** Rank weights: n, n-1, ... 1 for the features of an order, normalised to sum to 1. */
+export function orderWeights(order) {
+  const n = order.length;
+  const sum = (n * (n + 1)) / 2;
+  return order.map((_, i) => (n - i) / sum);
+}
+
+/** Weighted geometric mean of the features of `order`; null when a figure is missing. */
+export function specScore(gpu, order, weights) {
+  let log = 0;
+  for (let i = 0; i < order.length; i++) {
+    const v = featureValue(gpu, order[i]);
+    if (v === null) return null;
+    log += weights[i] * Math.log(v);
+  }
+  return Math.exp(log);
+}
+
+/** A revision's quoted prices by GPU id: the last "used" and the last "street" or "launch" entry. */
+export function priceIndex(prices) {
+  const index = new Map();
+  for (const p of prices || []) {
+    let e = index.get(p.gpu);
+    if (!e) index.set(p.gpu, (e = { street: null, used: null }));
+    if (p.kind === "used") e.used = p;
+    else if (p.kind === "street" || p.kind === "launch") e.street = p;
+  }
+  return index;
+}
+
+/** The price a revision's view gives a GPU: its quoted prices first, the launch price otherwise. */
+export function pickPrice(gpu, index, basis) {
+  const e = index.get(gpu.id);
+  if (e) {
+    if (basis === "used" && e.used) return { usd: e.used.usd, source: "used" };
+    if (e.street) return { usd: e.street.usd, source: e.street.kind };
+  }
+  if (typeof gpu.launch_price_usd === "number" && gpu.launch_price_usd > 0) return { usd: gpu.launch_price_usd, source: "catalogue" };
+  return null;
+}
+
+export function revisionByDate(data, date) {
+  const revs = (data && data.revisions) || [];
+  if (!date) return revs.length ? revs[revs.length - 1] : null;
+  return revs.find((r) => r.date === date) || null;
+}
+
+function isoDate(x) {
+  return typeof x === "string" ? x.slice(0, 10) : "";
+}
+
+/**
+ * GPUs that fit the memory and the budget, ranked by performance per dollar in the view of one
+ * revision. Performance is the revision's relative figure where it has one ("revision"), else a
+ * spec-based estimate that follows the revision's priority order ("estimate"), scaled to the same
+ * reference card.
+ */
+export function rankGpus(data, v) {
+  const rev = revisionByDate(data, v.revision);
+  if (!rev) return null;
+  const gpus = (data.gpus || []).filter((g) => g && typeof g.id === "string");
+  const tables = rev.relative_performance || [];
+  let table = null;
+  for (const w of WORKLOAD_TABLES[v.workload]) {
+    table = tables.find((t) => t.workload === w) || null;
+    if (table) break;
+  }
+  const network = WORKLOAD_NETWORK[v.workload];
+  const prio = (rev.priorities || []).find((p) => p.network === network);
+  const order = prio ? prio.order.slice() : DEFAULT_ORDER.slice();
+  const weights = orderWeights(order);
+  const scores = new Array(gpus.length);
+  const scoreAt = (i) => (scores[i] === undefined ? (scores[i] = specScore(gpus[i], order, weights)) : scores[i]);
+
+  let refId = null, refScore = null;
+  const tryRef = (id) => {
+    const i = gpus.findIndex((g) => g.id === id);
+    const s = i >= 0 ? scoreAt(i) : null;
+    if (s !== null) { refId = id; refScore = s; return true; }
+    return false;
+  };
+  if (!(table && tryRef(table.reference))) {
+    const best = rev.recommendations && rev.recommendations["best-overall"];
+    if (!(best && best.gpus && best.gpus.length && tryRef(best.gpus[0]))) {
+      for (let i = 0; i < gpus.length; i++) {
+        const s = scoreAt(i);
+        if (s !== null && (refScore === null || s > refScore)) { refId = gpus[i].id; refScore = s; }
+      }
+    }
+  }
+
+  const date = isoDate(rev.date);
+  const avoid = new Set(rev.avoid || []);
+  const prices = priceIndex(rev.prices);
+  const values = table ? table.values : {};
+  const rows = [];
+  let tooNew = 0, noPrice = 0, tooSmall = 0, overBudget = 0, noPerf = 0;
+  for (let i = 0; i < gpus.length; i++) {
+    const g = gpus[i];
+    if (isoDate(g.release_date) > date) { tooNew++; continue; }
+    if (!(g.memory_gb >= v.memory)) { tooSmall++; continue; }
+    const price = pickPrice(g, prices, v.prices);
+    if (!price) { noPrice++; continue; }
+    if (price.usd > v.budget) { overBudget++; continue; }
+    let perf, source;
+    if (Object.prototype.hasOwnProperty.call(values, g.id)) {
+      perf = values[g.id];
+      source = "revision";
+    } else {
+      const s = refScore ? scoreAt(i) : null;
+      if (s === null) { noPerf++; continue; }
+      perf = s / refScore;
+      source = "estimate";
+    }
+    rows.push({
+      id: g.id, name: g.name, memory_gb: g.memory_gb, price: price.usd, priceSource: price.source,
+      perf, perfSource: source, value: (perf / price.usd) * 1000, avoided: avoid.has(g.id),
+    });
+  }
+  rows.sort((x, y) => y.value - x.value || y.perf - x.perf || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+  return {
+    revision: rev.date, table: table ? table.workload : null, reference: refId, order, weights, rows,
+    skipped: { tooNew, noPrice, tooSmall, overBudget, noPerf },
+  };
+}
+
+// ------------------------------------------------------------------ decision tree (2023)
+
+/** The newest revision that gives its advice as a decision tree, or null. */
+export function latestTree(data) {
+  const revs = (data && data.revisions) || [];
+  for (let i = revs.length - 1; i >= 0; i--) if (revs[i] && revs[i].decision_tree) return revs[i];
+  return null;
+}
+
+export function isLeaf(node) {
+  return !!node && typeof node === "object" && !("question" in node);
+}
+
+/** The node reached by answers such as "yny" (y = yes, n = no); null for a path the tree lacks. */
+export function treeAt(tree, path) {
+  let node = tree;
+  for (const ch of String(path || "")) {
+    if (!node || isLeaf(node)) return null;
+    if (ch === "y") node = node.if_yes;
+    else if (ch === "n") node = node.if_no;
+    else return null;
+  }
+  return node || null;
+}
+
+// ------------------------------------------------------------------ 5. desktop or cloud (2020)
+
+export const CLOUD_FIELDS = {
+  desktop: { min: 0, minExclusive: true, max: 1e7 },
+  gpu_w: { min: 0, minExclusive: true, max: 1e5 },
+  system_w: { min: 0, max: 1e5 },
+  kwh: { min: 0, max: 100 },
+  util: { min: 0, minExclusive: true, max: 100 },
+  cloud: { min: 0, minExclusive: true, max: 1e5 },
+  spot: { min: 0, minExclusive: true, max: 1e5 },
+};
+export const DAYS_PER_MONTH = 365.25 / 12;
+
+/**
+ * Desktop against cloud at the same use: the desktop costs its price plus electricity, the cloud
+ * its hourly price for the hours used. Break-even day d: desktop + d × power per day = cloud per day × d.
+ */
+export function cloudBreakEven(v) {
+  const u = v.util / 100;
+  const kwhYear = ((v.gpu_w + v.system_w) / 1000) * u * 24 * 365;
+  const powerYear = kwhYear * v.kwh;
+  const powerDay = powerYear / 365;
+  const cloudDay = v.cloud * u * 24;
+  const spotDay = v.spot * u * 24;
+  const days = (perDay) => (perDay > powerDay ? v.desktop / (perDay - powerDay) : null);
+  const d = days(cloudDay), ds = days(spotDay);
+  return {
+    kwhYear, powerYear, powerDay, desktopFirstYear: v.desktop + powerYear,
+    cloudDay, cloudYear: cloudDay * 365, spotDay, spotYear: spotDay * 365,
+    days: d, months: d === null ? null : d / DAYS_PER_MONTH,
+    spotDays: ds, spotMonths: ds === null ? null : ds / DAYS_PER_MONTH,
+  };
+}
+
+// ------------------------------------------------------------------ one entry point per calculator
+
+/**
+ * Validate raw inputs and compute. Returns {errors, result}: errors maps a field (for CNN layers
+ * "layers.<i>.<field>") to {key, params}; result is null whenever errors is not empty.
+ */
+export function run(name, raw, opts = {}) {
+  const lang = opts.lang || "en";
+  raw = raw || {};
+  if (name === "dense") {
+    const { values, errors } = parseAll(raw, DENSE_FIELDS, lang);
+    return done(errors, () => denseMemory(values.layers, values.batch));
+  }
+  if (name === "cnn") {
+    const { values, errors } = parseAll(raw, CNN_FIELDS, lang);
+    const parsed = parseCnnLayers(raw.layers, lang);
+    Object.assign(errors, parsed.errors);
+    if (Object.keys(errors).length) return { errors, result: null };
+    const result = cnnMemory({ ...values, bits: Number(values.bits) }, parsed.layers);
+    if (result.empty >= 0) return { errors: { [`layers.${result.empty}.size`]: { key: "calc.err.layer_empty", params: {} } }, result: null };
+    return { errors, result };
+  }
+  if (name === "llm") {
+    const { values, errors } = parseAll(raw, LLM_FIELDS, lang);
+    for (const field of llmIgnored(values.mode)) delete errors[field];
+    if (values.mode === "full" && values.precision && PRECISION_BYTES[values.precision] < 2) {
+      errors.precision = { key: "calc.err.train_precision", params: {} };
+    }
+    if (values.mode === "inference" && values.kv_heads > values.heads) {
+      errors.kv_heads = { key: "calc.err.kv_heads", params: {} };
+    }
+    return done(errors, () => llmMemory(values));
+  }
+  if (name === "picker") {
+    const data = opts.data || { gpus: [], revisions: [] };
+    const { values, errors } = parseAll(raw, PICKER_FIELDS, lang);
+    const dates = (data.revisions || []).map((r) => r.date);
+    const rev = String(raw.revision ?? "").trim();
+    if (rev !== "" && !dates.includes(rev)) errors.revision = { key: "calc.err.choice", params: {} };
+    values.revision = rev || null;
+    return done(errors, () => rankGpus(data, values));
+  }
+  if (name === "cloud") {
+    const { values, errors } = parseAll(raw, CLOUD_FIELDS, lang);
+    return done(errors, () => cloudBreakEven(values));
+  }
+  throw new Error(`unknown calculator ${name}`);
+}
+
+function done(errors, compute) {
+  if (Object.keys(errors).length) return { errors, result: null };
+  return { errors, result: compute() };
+}

@@ -1,0 +1,592 @@
+"""The calculators' formulas in Python, for numbers printed on generated pages.
+
+This module is the twin of ``docs/assets/js/calc/formulas.mjs``: the same parsing, validation
+and formulas, function for function, so a page built here and a calculator run in the browser
+give the same numbers. Both are tested against ``tests/fixtures/calculators.json``.
+Results are dicts with the same keys as the JavaScript objects.
+"""
+from __future__ import annotations
+
+import math
+import re
+
+GIB = 1024 ** 3
+MIB = 1024 ** 2
+
+# ------------------------------------------------------------------ parsing and validation
+
+_SPACES = re.compile(r"[ \t\n\r\u00a0\u2009\u202f_]")
+_NUMBER = re.compile(r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$")
+_GROUPING = re.compile(r",(?=[0-9]{3}(?![0-9]))")
+_LIST_SPLIT = re.compile(r"[\s,;x×*]+")
+
+
+def normalize_number(raw, lang: str) -> str:
+    """Text as typed -> plain "123.45" form. French takes a decimal comma; elsewhere a comma groups thousands."""
+    t = _SPACES.sub("", "" if raw is None else str(raw).strip())
+    if lang == "fr":
+        if "." not in t and t.count(",") == 1:
+            t = t.replace(",", ".")
+    else:
+        t = _GROUPING.sub("", t)
+    return t
+
+
+def _fail(key: str, params: dict | None = None) -> dict:
+    return {"ok": False, "error": {"key": key, "params": params or {}}}
+
+
+def _num(value: float):
+    """Floats that are whole numbers become ints, as in JavaScript where 1e6 and 1000000 are one value."""
+    return int(value) if isinstance(value, float) and value.is_integer() and abs(value) < 2 ** 53 else value
+
+
+def parse_field(raw, spec: dict, lang: str) -> dict:
+    text = normalize_number(raw, lang)
+    if text == "":
+        return {"ok": True, "value": None} if spec.get("optional") else _fail("calc.err.required")
+    if not _NUMBER.match(text):
+        return _fail("calc.err.number")
+    value = float(text)
+    if not math.isfinite(value):
+        return _fail("calc.err.max", {"max": spec["max"]})
+    if spec.get("integer") and not value.is_integer():
+        return _fail("calc.err.integer")
+    lo = spec.get("min", 0)
+    below = value <= lo if spec.get("minExclusive") else value < lo
+    if below:
+        if lo == 0:
+            return _fail("calc.err.positive" if spec.get("minExclusive") else "calc.err.negative")
+        if lo == 1 and spec.get("integer") and value <= 0:
+            return _fail("calc.err.positive")
+        return _fail("calc.err.min", {"min": lo})
+    if value > spec["max"]:
+        return _fail("calc.err.max", {"max": spec["max"]})
+    return {"ok": True, "value": _num(value)}
+
+
+def parse_choice(raw, spec: dict) -> dict:
+    value = "" if raw is None else str(raw).strip()
+    if value == "":
+        return _fail("calc.err.required")
+    return {"ok": True, "value": value} if value in spec["choices"] else _fail("calc.err.choice")
+
+
+def parse_int_list(raw, spec: dict) -> dict:
+    text = "" if raw is None else str(raw).strip()
+    if text == "":
+        return _fail("calc.err.required")
+    items = [s for s in _LIST_SPLIT.split(text) if s != ""]
+    if not items:
+        return _fail("calc.err.required")
+    values = []
+    for item in items:
+        if not re.fullmatch(r"[0-9]+", item):
+            return _fail("calc.err.list_item", {"item": item[:20]})
+        v = int(item)
+        if v < spec["min"]:
+            return _fail("calc.err.list_min", {"min": spec["min"]})
+        if v > spec["max"]:
+            return _fail("calc.err.list_max", {"max": spec["max"]})
+        values.append(v)
+    if len(values) < spec["minItems"]:
+        return _fail("calc.err.list_short", {"min": spec["minItems"]})
+    if len(values) > spec["maxItems"]:
+        return _fail("calc.err.list_long", {"max": spec["maxItems"]})
+    return {"ok": True, "value": values}
+
+
+def _parse_all(raw: dict, specs: dict, lang: str) -> tuple[dict, dict]:
+    values, errors = {}, {}
+    for name, spec in specs.items():
+        if "choices" in spec:
+            r = parse_choice(raw.get(name), spec)
+        elif spec.get("list"):
+            r = parse_int_list(raw.get(name), spec)
+        else:
+            r = parse_field(raw.get(name), spec, lang)
+        if r["ok"]:
+            values[name] = r["value"]
+        else:
+            errors[name] = r["error"]
+    return values, errors
+
+
+# ------------------------------------------------------------------ 1. dense networks (2015)
+
+DENSE_FIELDS = {
+    "layers": {"list": True, "min": 1, "max": 1e6, "minItems": 2, "maxItems": 200},
+    "batch": {"integer": True, "min": 1, "max": 1e6},
+}
+
+
+def dense_memory(layers: list[int], batch: int) -> dict:
+    """12 bytes per number (the 2015 article): memory = 12 × (Σ weight matrices + batch × Σ widths) bytes."""
+    terms = [[a, b, a * b] for a, b in zip(layers, layers[1:])]
+    weights = sum(t[2] for t in terms)
+    units = sum(layers)
+    activations = batch * units
+    numbers = weights + activations
+    nbytes = 12 * numbers
+    return {"layers": list(layers), "batch": batch, "weightTerms": terms, "weights": weights, "units": units,
+            "activations": activations, "numbers": numbers, "bytes": nbytes, "gib": nbytes / GIB, "gb": nbytes / 1e9}
+
+
+# ------------------------------------------------------------------ 2. convolutional networks (2016)
+
+CNN_FIELDS = {
+    "batch": {"integer": True, "min": 1, "max": 1e5},
+    "height": {"integer": True, "min": 1, "max": 1e5},
+    "width": {"integer": True, "min": 1, "max": 1e5},
+    "channels": {"integer": True, "min": 1, "max": 1e5},
+    "bits": {"choices": ["32", "16"]},
+}
+CNN_LAYER_FIELDS = {
+    "conv": {
+        "kernels": {"integer": True, "min": 1, "max": 1e5},
+        "size": {"integer": True, "min": 1, "max": 1e4},
+        "stride": {"integer": True, "min": 1, "max": 1e4},
+        "padding": {"choices": ["same", "valid"]},
+    },
+    "pool": {
+        "size": {"integer": True, "min": 1, "max": 1e4},
+        "stride": {"integer": True, "min": 1, "max": 1e4},
+    },
+    "reduce": {
+        "kernels": {"integer": True, "min": 1, "max": 1e5},
+    },
+}
+CNN_MAX_LAYERS = 100
+
+
+def cnn_out_size(layer: dict, size: int) -> int:
+    if layer["type"] == "reduce":
+        return size
+    if layer["type"] == "conv" and layer.get("padding") == "same":
+        return math.ceil(size / layer["stride"])
+    if size < layer["size"]:
+        return 0
+    return (size - layer["size"]) // layer["stride"] + 1
+
+
+def cnn_memory(inp: dict, layers: list[dict]) -> dict:
+    """Activations and errors layer by layer; the input has activations only."""
+    bytes_per = 2 if str(inp["bits"]) == "16" else 4
+    b, h, w, c = inp["batch"], inp["height"], inp["width"], inp["channels"]
+    values = b * h * w * c
+    rows = [{"type": "input", "h": h, "w": w, "c": c, "values": values, "activations": values * bytes_per, "errors": 0}]
+    empty = -1
+    for i, layer in enumerate(layers):
+        h = cnn_out_size(layer, h)
+        w = cnn_out_size(layer, w)
+        if layer["type"] != "pool":
+            c = layer["kernels"]
+        if (h == 0 or w == 0) and empty < 0:
+            empty = i
+        values = b * h * w * c
+        rows.append({"type": layer["type"], "h": h, "w": w, "c": c, "values": values,
+                     "activations": values * bytes_per, "errors": values * bytes_per})
+    activations = sum(r["activations"] for r in rows)
+    errors = sum(r["errors"] for r in rows)
+    total = activations + errors
+    return {"bytesPer": bytes_per, "rows": rows, "activations": activations, "errors": errors, "total": total,
+            "empty": empty, "inputBytes": rows[0]["activations"],
+            "totalMib": total / MIB, "totalMb": total / 1e6, "totalGib": total / GIB}
+
+
+def _parse_cnn_layers(raw_layers, lang: str) -> tuple[list, dict]:
+    layers, errors = [], {}
+    items = raw_layers if isinstance(raw_layers, list) else []
+    if len(items) > CNN_MAX_LAYERS:
+        errors["layers"] = {"key": "calc.err.list_long", "params": {"max": CNN_MAX_LAYERS}}
+    for i, raw in enumerate(items[:CNN_MAX_LAYERS]):
+        kind = raw.get("type") if isinstance(raw, dict) else None
+        if kind not in CNN_LAYER_FIELDS:
+            errors[f"layers.{i}.type"] = {"key": "calc.err.choice", "params": {}}
+            continue
+        values, errs = _parse_all(raw, CNN_LAYER_FIELDS[kind], lang)
+        for k, e in errs.items():
+            errors[f"layers.{i}.{k}"] = e
+        layers.append({"type": kind, **values})
+    return layers, errors
+
+
+# ------------------------------------------------------------------ 3. large models
+
+PRECISION_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1, "int8": 1, "int4": 0.5}
+QLORA_CONSTANT_BYTES = 0.127 / 8  # NF4 with double quantization (Dettmers et al. 2023)
+OPTIMIZER_STATE = {"adamw": 8, "adam8bit": 2, "sgd": 4}
+
+LLM_FIELDS = {
+    "params": {"min": 0, "minExclusive": True, "max": 1e4},
+    "precision": {"choices": list(PRECISION_BYTES)},
+    "mode": {"choices": ["inference", "full", "lora", "qlora"]},
+    "optimizer": {"choices": list(OPTIMIZER_STATE)},
+    "trainable": {"min": 0, "minExclusive": True, "max": 100},
+    "batch": {"integer": True, "min": 1, "max": 1e5},
+    "seq": {"integer": True, "min": 1, "max": 1e7},
+    "layers": {"integer": True, "min": 1, "max": 1e4},
+    "hidden": {"integer": True, "min": 1, "max": 1e6},
+    "heads": {"integer": True, "min": 1, "max": 1e5},
+    "kv_heads": {"integer": True, "min": 1, "max": 1e5},
+    "head_dim": {"integer": True, "min": 1, "max": 1e5},
+    "checkpointing": {"choices": ["0", "1"]},
+    "overhead": {"min": 0, "max": 100},
+}
+
+
+def llm_ignored(mode) -> list[str]:
+    out = []
+    if mode not in ("lora", "qlora"):
+        out.append("trainable")
+    if mode == "inference":
+        out += ["optimizer", "checkpointing"]
+    elif mode:
+        out += ["kv_heads", "head_dim"]
+    if mode == "qlora":
+        out.append("precision")
+    return out
+
+
+def llm_memory(v: dict) -> dict:
+    mode = v["mode"]
+    P = v["params"] * 1e9
+    training = mode != "inference"
+    adapters = mode in ("lora", "qlora")
+    weight_bytes = PRECISION_BYTES["int4"] if mode == "qlora" else PRECISION_BYTES[v["precision"]]
+    wide = mode != "qlora" and v.get("precision") == "fp32"
+    T = P * v["trainable"] / 100 if adapters else (P if mode == "full" else 0)
+
+    base = P * weight_bytes
+    constants = P * QLORA_CONSTANT_BYTES if mode == "qlora" else 0
+    adapter_weights = T * 2 if adapters else 0
+    weights = base + constants + adapter_weights
+
+    grad_bytes = (4 if wide else 2) if mode == "full" else (2 if adapters else 0)
+    gradients = T * grad_bytes
+
+    master = (0 if wide else 4) if mode == "full" else (4 if adapters else 0)
+    opt_bytes = OPTIMIZER_STATE[v["optimizer"]] + master if training else 0
+    optimizer = T * opt_bytes
+
+    s, b, h, L = v["seq"], v["batch"], v["hidden"], v["layers"]
+    a = v["heads"]
+    act_scale = 2 if training and wide else 1
+    per_layer_full = s * b * h * (34 + 5 * a * s / h) * act_scale
+    per_layer_input = 2 * s * b * h * act_scale
+    checkpointing = v.get("checkpointing") in ("1", True)
+    if not training:
+        activations = 0
+    elif checkpointing:
+        activations = L * per_layer_input + per_layer_full
+    else:
+        activations = L * per_layer_full
+
+    kv_bytes = 4 if wide else 2
+    kv_cache = 0 if training else 2 * L * v["kv_heads"] * v["head_dim"] * s * b * kv_bytes
+    overhead = v["overhead"] * GIB
+    total = weights + gradients + optimizer + activations + kv_cache + overhead
+    return {"P": P, "T": T, "training": training, "adapters": adapters, "checkpointing": checkpointing,
+            "weightBytes": weight_bytes, "gradBytes": grad_bytes, "optBytes": opt_bytes, "master": master,
+            "actScale": act_scale, "kvBytes": kv_bytes, "base": base, "constants": constants,
+            "adapterWeights": adapter_weights, "perLayerFull": per_layer_full, "perLayerInput": per_layer_input,
+            "weights": weights, "gradients": gradients, "optimizer": optimizer, "activations": activations,
+            "kvCache": kv_cache, "overhead": overhead, "total": total, "totalGib": total / GIB}
+
+
+def gpus_needed(nbytes: float, gpus) -> list[dict]:
+    out = []
+    for g in gpus or []:
+        mem = g.get("memory_gb") if isinstance(g, dict) else None
+        if not (isinstance(mem, (int, float)) and mem > 0):
+            continue
+        count = max(1, math.ceil(nbytes / (mem * GIB)))
+        out.append({"id": g.get("id"), "name": g.get("name"), "memory_gb": mem, "count": count,
+                    "fits": nbytes <= mem * GIB})
+    out.sort(key=lambda r: (r["memory_gb"], r["name"] or ""))
+    return out
+
+
+# ------------------------------------------------------------------ 4. GPU picker
+
+WORKLOADS = ["cnn", "rnn", "transformer", "llm-inference"]
+WORKLOAD_NETWORK = {"cnn": "cnn", "rnn": "rnn", "transformer": "transformer", "llm-inference": "transformer"}
+WORKLOAD_TABLES = {
+    "cnn": ["cnn", "overall"],
+    "rnn": ["rnn", "overall"],
+    "transformer": ["transformer", "training-16bit", "overall"],
+    "llm-inference": ["inference-8bit", "transformer", "overall"],
+}
+DEFAULT_ORDER = ["memory-bandwidth", "tensor-cores", "flops"]
+
+PICKER_FIELDS = {
+    "workload": {"choices": WORKLOADS},
+    "memory": {"min": 0, "minExclusive": True, "max": 4096},
+    "budget": {"min": 0, "minExclusive": True, "max": 1e7},
+    "prices": {"choices": ["new", "used"]},
+}
+
+
+def _pos(x):
+    return x if isinstance(x, (int, float)) and not isinstance(x, bool) and x > 0 else None
+
+
+def feature_value(gpu: dict, feature: str):
+    if feature in ("tensor-cores", "fp16-capability"):
+        v = _pos(gpu.get("fp16_tensor_tflops"))
+        return v if v is not None else _pos(gpu.get("fp32_tflops"))
+    return {"flops": lambda: _pos(gpu.get("fp32_tflops")),
+            "memory-bandwidth": lambda: _pos(gpu.get("memory_bandwidth_gbs")),
+            "memory-size": lambda: _pos(gpu.get("memory_gb"))}.get(feature, lambda: None)()
+
+
+def order_weights(order: list[str]) -> list[float]:
+    n = len(order)
+    total = n * (n + 1) / 2
+    return [(n - i) / total for i in range(n)]
+
+
+def spec_score(gpu: dict, order: list[str], weights: list[float]):
+    log = 0.0
+    for feature, weight in zip(order, weights):
+        v = feature_value(gpu, feature)
+        if v is None:
+            return None
+        log += weight * math.log(v)
+    return math.exp(log)
+
+
+def pick_price(gpu: dict, prices, basis: str):
+    street = used = None
+    for p in prices:
+        if p.get("gpu") != gpu.get("id"):
+            continue
+        if p.get("kind") == "used":
+            used = p
+        elif p.get("kind") in ("street", "launch"):
+            street = p
+    if basis == "used" and used:
+        return {"usd": used["usd"], "source": "used"}
+    if street:
+        return {"usd": street["usd"], "source": street["kind"]}
+    launch = _pos(gpu.get("launch_price_usd"))
+    return {"usd": launch, "source": "catalogue"} if launch is not None else None
+
+
+def revision_by_date(data: dict, date):
+    revs = (data or {}).get("revisions") or []
+    if not date:
+        return revs[-1] if revs else None
+    return next((r for r in revs if str(r.get("date")) == date), None)
+
+
+def _iso(x) -> str:
+    return x[:10] if isinstance(x, str) else (x.isoformat()[:10] if hasattr(x, "isoformat") else "")
+
+
+def rank_gpus(data: dict, v: dict):
+    rev = revision_by_date(data, v.get("revision"))
+    if rev is None:
+        return None
+    gpus = [g for g in data.get("gpus") or [] if isinstance(g, dict) and isinstance(g.get("id"), str)]
+    tables = rev.get("relative_performance") or []
+    table = None
+    for w in WORKLOAD_TABLES[v["workload"]]:
+        table = next((t for t in tables if t.get("workload") == w), None)
+        if table:
+            break
+    network = WORKLOAD_NETWORK[v["workload"]]
+    prio = next((p for p in rev.get("priorities") or [] if p.get("network") == network), None)
+    order = list(prio["order"]) if prio else list(DEFAULT_ORDER)
+    weights = order_weights(order)
+    by_id = {g["id"]: g for g in gpus}
+
+    ref = {"id": None, "score": None}
+
+    def try_ref(gid) -> bool:
+        g = by_id.get(gid)
+        s = spec_score(g, order, weights) if g else None
+        if s is not None:
+            ref.update(id=gid, score=s)
+            return True
+        return False
+
+    if not (table and try_ref(table.get("reference"))):
+        best = (rev.get("recommendations") or {}).get("best-overall")
+        if not (best and best.get("gpus") and try_ref(best["gpus"][0])):
+            for g in gpus:
+                s = spec_score(g, order, weights)
+                if s is not None and (ref["score"] is None or s > ref["score"]):
+                    ref.update(id=g["id"], score=s)
+
+    date = _iso(rev.get("date"))
+    avoid = set(rev.get("avoid") or [])
+    prices = rev.get("prices") or []
+    values = (table or {}).get("values") or {}
+    rows = []
+    skipped = {"tooNew": 0, "noPrice": 0, "tooSmall": 0, "overBudget": 0, "noPerf": 0}
+    for g in gpus:
+        if _iso(g.get("release_date")) > date:
+            skipped["tooNew"] += 1
+            continue
+        mem = g.get("memory_gb")
+        if not (isinstance(mem, (int, float)) and mem >= v["memory"]):
+            skipped["tooSmall"] += 1
+            continue
+        price = pick_price(g, prices, v["prices"])
+        if price is None:
+            skipped["noPrice"] += 1
+            continue
+        if price["usd"] > v["budget"]:
+            skipped["overBudget"] += 1
+            continue
+        if g["id"] in values:
+            perf, source = values[g["id"]], "revision"
+        else:
+            s = spec_score(g, order, weights) if ref["score"] else None
+            if s is None:
+                skipped["noPerf"] += 1
+                continue
+            perf, source = s / ref["score"], "estimate"
+        rows.append({"id": g["id"], "name": g.get("name"), "memory_gb": mem, "price": price["usd"],
+                     "priceSource": price["source"], "perf": perf, "perfSource": source,
+                     "value": perf / price["usd"] * 1000, "avoided": g["id"] in avoid})
+    rows.sort(key=lambda r: (-r["value"], -r["perf"], r["id"]))
+    return {"revision": _iso(rev.get("date")), "table": table.get("workload") if table else None,
+            "reference": ref["id"], "order": order, "weights": weights, "rows": rows, "skipped": skipped}
+
+
+# ------------------------------------------------------------------ decision tree (2023)
+
+def latest_tree(data: dict):
+    for rev in reversed((data or {}).get("revisions") or []):
+        if rev and rev.get("decision_tree"):
+            return rev
+    return None
+
+
+def is_leaf(node) -> bool:
+    return isinstance(node, dict) and "question" not in node
+
+
+def tree_at(tree, path: str):
+    node = tree
+    for ch in str(path or ""):
+        if not node or is_leaf(node):
+            return None
+        if ch == "y":
+            node = node.get("if_yes")
+        elif ch == "n":
+            node = node.get("if_no")
+        else:
+            return None
+    return node or None
+
+
+# ------------------------------------------------------------------ 5. desktop or cloud (2020)
+
+CLOUD_FIELDS = {
+    "desktop": {"min": 0, "minExclusive": True, "max": 1e7},
+    "gpu_w": {"min": 0, "minExclusive": True, "max": 1e5},
+    "system_w": {"min": 0, "max": 1e5},
+    "kwh": {"min": 0, "max": 100},
+    "util": {"min": 0, "minExclusive": True, "max": 100},
+    "cloud": {"min": 0, "minExclusive": True, "max": 1e5},
+    "spot": {"min": 0, "minExclusive": True, "max": 1e5},
+}
+DAYS_PER_MONTH = 365.25 / 12
+
+
+def cloud_break_even(v: dict) -> dict:
+    u = v["util"] / 100
+    kwh_year = (v["gpu_w"] + v["system_w"]) / 1000 * u * 24 * 365
+    power_year = kwh_year * v["kwh"]
+    power_day = power_year / 365
+    cloud_day = v["cloud"] * u * 24
+    spot_day = v["spot"] * u * 24
+
+    def days(per_day):
+        return v["desktop"] / (per_day - power_day) if per_day > power_day else None
+
+    d, ds = days(cloud_day), days(spot_day)
+    return {"kwhYear": kwh_year, "powerYear": power_year, "powerDay": power_day,
+            "desktopFirstYear": v["desktop"] + power_year, "cloudDay": cloud_day, "cloudYear": cloud_day * 365,
+            "spotDay": spot_day, "spotYear": spot_day * 365,
+            "days": d, "months": None if d is None else d / DAYS_PER_MONTH,
+            "spotDays": ds, "spotMonths": None if ds is None else ds / DAYS_PER_MONTH}
+
+
+# ------------------------------------------------------------------ one entry point per calculator
+
+def run(name: str, raw: dict | None, lang: str = "en", data: dict | None = None) -> dict:
+    """Validate raw inputs and compute: ``{"errors": {...}, "result": ... or None}``."""
+    raw = raw or {}
+    if name == "dense":
+        values, errors = _parse_all(raw, DENSE_FIELDS, lang)
+        return _done(errors, lambda: dense_memory(values["layers"], values["batch"]))
+    if name == "cnn":
+        values, errors = _parse_all(raw, CNN_FIELDS, lang)
+        layers, layer_errors = _parse_cnn_layers(raw.get("layers"), lang)
+        errors.update(layer_errors)
+        if errors:
+            return {"errors": errors, "result": None}
+        result = cnn_memory({**values, "bits": int(values["bits"])}, layers)
+        if result["empty"] >= 0:
+            return {"errors": {f"layers.{result['empty']}.size": {"key": "calc.err.layer_empty", "params": {}}},
+                    "result": None}
+        return {"errors": errors, "result": result}
+    if name == "llm":
+        values, errors = _parse_all(raw, LLM_FIELDS, lang)
+        for field in llm_ignored(values.get("mode")):
+            errors.pop(field, None)
+        if values.get("mode") == "full" and values.get("precision") and PRECISION_BYTES[values["precision"]] < 2:
+            errors["precision"] = {"key": "calc.err.train_precision", "params": {}}
+        if (values.get("mode") == "inference" and isinstance(values.get("kv_heads"), (int, float))
+                and isinstance(values.get("heads"), (int, float)) and values["kv_heads"] > values["heads"]):
+            errors["kv_heads"] = {"key": "calc.err.kv_heads", "params": {}}
+        return _done(errors, lambda: llm_memory(values))
+    if name == "picker":
+        data = data or {"gpus": [], "revisions": []}
+        values, errors = _parse_all(raw, PICKER_FIELDS, lang)
+        dates = [_iso(r.get("date")) for r in data.get("revisions") or []]
+        rev = "" if raw.get("revision") is None else str(raw.get("revision")).strip()
+        if rev and rev not in dates:
+            errors["revision"] = {"key": "calc.err.choice", "params": {}}
+        values["revision"] = rev or None
+        return _done(errors, lambda: rank_gpus(data, values))
+    if name == "cloud":
+        values, errors = _parse_all(raw, CLOUD_FIELDS, lang)
+        return _done(errors, lambda: cloud_break_even(values))
+    raise ValueError(f"unknown calculator {name}")
+
+
+def _done(errors: dict, compute) -> dict:
+    if errors:
+        return {"errors": errors, "result": None}
+    return {"errors": errors, "result": compute()}
+
+
+# ------------------------------------------------------------------ for pages: which common models fit
+
+COMMON_MODELS = (
+    # name, parameters (billions), layers, hidden, attention heads, KV heads, head size
+    ("Llama 2 7B", 6.74, 32, 4096, 32, 32, 128),
+    ("Llama 2 13B", 13.0, 40, 5120, 40, 40, 128),
+    ("Llama 3 8B", 8.03, 32, 4096, 32, 8, 128),
+    ("Llama 2 70B", 69.0, 80, 8192, 64, 8, 128),
+)
+
+
+def model_memory(model: tuple, mode: str = "inference", precision: str = "bf16", seq: int = 4096,
+                 batch: int = 1, overhead_gib: float = 1) -> dict:
+    """The large-model calculator's total for one of COMMON_MODELS, with its default settings."""
+    _name, params, layers, hidden, heads, kv_heads, head_dim = model
+    return llm_memory({"params": params, "precision": precision, "mode": mode, "optimizer": "adamw",
+                       "trainable": 1, "batch": batch, "seq": seq, "layers": layers, "hidden": hidden,
+                       "heads": heads, "kv_heads": kv_heads, "head_dim": head_dim, "checkpointing": "1",
+                       "overhead": overhead_gib})
+
+
+def models_that_fit(memory_gb: float, mode: str = "inference", precision: str = "bf16") -> list[str]:
+    """Names of COMMON_MODELS whose total fits in one card of ``memory_gb`` (read as GiB)."""
+    return [m[0] for m in COMMON_MODELS if model_memory(m, mode, precision)["total"] <= memory_gb * GIB]

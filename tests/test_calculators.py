@@ -1,0 +1,328 @@
+"""The calculators' formulas, tested twice against one fixture.
+
+``tests/fixtures/calculators.json`` holds the golden cases. ``node --test tests/js/`` checks the
+JavaScript module the browser runs (docs/assets/js/calc/formulas.mjs); the tests below run it and
+check the Python twin (generator/calc.py) against the same cases, then check the figures the
+calculator pages print at build time and the translations of the calculators' texts.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, DataTree
+
+from generator import calc
+
+FIXTURE = json.loads((ROOT / "tests" / "fixtures" / "calculators.json").read_text(encoding="utf-8"))
+CASES = FIXTURE["cases"]
+NODE = shutil.which("node")
+
+
+def at(obj, path: str):
+    if path == "ranking":
+        return [r["id"] for r in obj["rows"]]
+    cur = obj
+    for part in path.split("."):
+        if cur is None:
+            return None
+        cur = cur[int(part)] if isinstance(cur, list) else cur.get(part)
+    return cur
+
+
+def close(actual, expected, tol: float, where: str) -> None:
+    if isinstance(expected, bool) or expected is None or isinstance(expected, str):
+        assert actual == expected, f"{where}: {actual!r} != {expected!r}"
+    elif isinstance(expected, (int, float)):
+        assert isinstance(actual, (int, float)) and not isinstance(actual, bool), f"{where}: {actual!r}"
+        assert math.isfinite(actual), f"{where}: not finite"
+        assert abs(actual - expected) <= tol * max(1, abs(expected)), f"{where}: {actual!r} != {expected!r}"
+    elif isinstance(expected, list):
+        assert isinstance(actual, list) and len(actual) == len(expected), f"{where}: {actual!r} != {expected!r}"
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            close(a, e, tol, f"{where}[{i}]")
+    elif isinstance(expected, dict):
+        for k, e in expected.items():
+            close((actual or {}).get(k), e, tol, f"{where}.{k}")
+
+
+def finite_everywhere(value, where="result") -> None:
+    if isinstance(value, float):
+        assert math.isfinite(value), where
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            finite_everywhere(v, f"{where}[{i}]")
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            finite_everywhere(v, f"{where}.{k}")
+
+
+def tree_case(data: dict, path: str) -> dict:
+    rev = calc.latest_tree(data)
+    node = calc.tree_at(rev["decision_tree"], path)
+    return {"revision": rev["date"], "leaf": calc.is_leaf(node), "node": node}
+
+
+# ------------------------------------------------------------------ the JavaScript side
+
+def test_node_unit_tests_pass():
+    """The same golden cases against formulas.mjs, with node's built-in test runner."""
+    assert NODE, "node is needed for the calculators' JavaScript tests (node --test tests/js/)"
+    result = subprocess.run([NODE, "--test", "tests/js/"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    passed = re.search(r"^# pass (\d+)", result.stdout, re.M)
+    assert passed and int(passed.group(1)) >= len(CASES), result.stdout[-2000:]
+
+
+# ------------------------------------------------------------------ the Python twin
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c['calc']}-{c['id']}" for c in CASES])
+def test_python_twin_golden_case(case):
+    tol = case.get("tol", FIXTURE["tolerance"])
+    if case["calc"] == "tree":
+        got = tree_case(FIXTURE["data"], case["input"]["path"])
+        for path, expected in case["expect"].items():
+            close(at(got, path), expected, tol, path)
+        return
+    out = calc.run(case["calc"], case["input"], lang=case.get("lang", "en"), data=FIXTURE["data"])
+    if "errors" in case:
+        assert out["result"] is None
+        assert out["errors"] == case["errors"]
+        return
+    assert out["errors"] == {}
+    finite_everywhere(out["result"])
+    for path, expected in case["expect"].items():
+        close(at(out["result"], path), expected, tol, path)
+
+
+def test_every_calculator_has_good_and_bad_cases():
+    for name in ("dense", "cnn", "llm", "picker", "cloud"):
+        assert any(c["calc"] == name and "expect" in c for c in CASES), name
+        assert any(c["calc"] == name and "errors" in c for c in CASES), name
+    ids = [c["id"] for c in CASES]
+    assert len(ids) == len(set(ids))
+    assert {"dense-2015-article-example", "cnn-2016-article-input", "cloud-2020-article-example"} <= set(ids)
+
+
+def test_the_worked_examples():
+    dense = calc.run("dense", {"layers": "9000,4000,4000,32", "batch": "128"})["result"]
+    assert dense["bytes"] == 12 * (9000 * 4000 + 4000 * 4000 + 4000 * 32 + 128 * (9000 + 4000 + 4000 + 32))
+    assert round(dense["gib"], 4) == 0.6069
+    cnn = calc.cnn_memory({"batch": 128, "height": 250, "width": 250, "channels": 3, "bits": 32}, [])
+    assert cnn["inputBytes"] == 128 * 250 * 250 * 3 * 4
+    assert round(cnn["inputBytes"] / calc.MIB) == 92  # the article's "92 MB" are MiB
+    cloud = calc.run("cloud", {"desktop": "2200", "gpu_w": "350", "system_w": "100", "kwh": "0.12",
+                               "util": "15", "cloud": "2.14", "spot": "0.9"})["result"]
+    assert 290 < cloud["days"] < 300  # "about 300 days"
+    assert round(cloud["days"], 2) == 292.96
+    assert 20 < cloud["spotMonths"] < 24  # "about 20 months"; the article's own inputs give 23.7
+
+
+def test_python_and_javascript_declare_the_same_fields():
+    """Field names, limits and choices are part of the contract of the twin modules."""
+    source = (ROOT / "docs" / "assets" / "js" / "calc" / "formulas.mjs").read_text(encoding="utf-8")
+    for name, specs in (("DENSE_FIELDS", calc.DENSE_FIELDS), ("CNN_FIELDS", calc.CNN_FIELDS),
+                        ("LLM_FIELDS", calc.LLM_FIELDS), ("PICKER_FIELDS", calc.PICKER_FIELDS),
+                        ("CLOUD_FIELDS", calc.CLOUD_FIELDS)):
+        block = re.search(rf"export const {name} = \{{(.*?)\n\}};", source, re.S).group(1)
+        names = re.findall(r"^\s+([a-z_]+): \{", block, re.M)
+        assert names == list(specs), name
+    for key, value in calc.PRECISION_BYTES.items():
+        assert re.search(rf"\b{key}: {value:g}\b", source), key
+    for key, value in calc.OPTIMIZER_STATE.items():
+        assert re.search(rf"\b{key}: {value}\b", source), key
+
+
+def test_ranking_the_client_data_of_the_fixture_site(tree):
+    from generator.api import client_data
+    from generator.validate import load_dataset
+
+    ds, problems = load_dataset(tree.data, tree.root)
+    assert ds is not None, problems
+    data = client_data(ds)
+    out = calc.run("picker", {"workload": "cnn", "memory": "4", "budget": "2000", "prices": "new"}, data=data)
+    assert out["errors"] == {}
+    assert {r["id"] for r in out["result"]["rows"]} == {"rtx-2070", "gtx-1060-6gb"}
+    assert out["result"]["reference"] == "rtx-2070"  # the revision's best card overall
+    assert out["result"]["rows"][0]["perf"] > 0
+
+
+def test_which_common_models_fit():
+    assert "Llama 2 7B" in calc.models_that_fit(24)
+    assert calc.models_that_fit(8) == []
+    assert "Llama 2 70B" in calc.models_that_fit(48, precision="int4")
+    rows = calc.gpus_needed(17221225472, [{"id": "a", "name": "A", "memory_gb": 8}, {"id": "b", "name": "B", "memory_gb": 24}])
+    assert [(r["id"], r["count"], r["fits"]) for r in rows] == [("a", 3, False), ("b", 1, True)]
+
+
+# ------------------------------------------------------------------ pages and texts
+
+def _site_tree(tmp_path) -> DataTree:
+    """The fixture data with the project's interface texts and their translations."""
+    t = DataTree(tmp_path)
+    shutil.copyfile(ROOT / "data" / "ui.yaml", t.data / "ui.yaml")
+    for lang in ("ko", "zh", "fr"):
+        src = ROOT / "data" / "translations" / lang / "ui.yaml"
+        if src.exists():
+            (t.data / "translations" / lang).mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, t.data / "translations" / lang / "ui.yaml")
+    return t
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory):
+    from generator.render import render_language
+    from generator.validate import load_dataset
+
+    t = _site_tree(tmp_path_factory.mktemp("calcpages"))
+    ds, problems = load_dataset(t.data, t.root)
+    assert ds is not None, [str(p) for p in problems]
+    return {lang: {p.path: p.text for p in render_language(ds, lang, ROOT / "templates" / "pages")}
+            for lang in ("en", "ko", "zh", "fr")}
+
+
+PAGES = ["calculators/index.md", "calculators/memory-dense.md", "calculators/memory-cnn.md",
+         "calculators/memory-llm.md", "calculators/picker.md", "calculators/cloud.md"]
+
+
+def test_every_language_has_every_calculator_page(pages):
+    for lang in ("en", "ko", "zh", "fr"):
+        assert set(PAGES) <= set(pages[lang]), lang
+
+
+@pytest.mark.parametrize("lang", ["en", "ko", "zh", "fr"])
+def test_printed_examples_match_the_python_twin(pages, lang):
+    from generator.text import escape_md, format_number
+
+    def shown(value, digits=None) -> str:
+        return str(escape_md(format_number(value, lang, digits)))
+
+    dense = calc.run("dense", {"layers": "9000,4000,4000,32", "batch": "128"})["result"]
+    text = pages[lang]["calculators/memory-dense.md"]
+    for value, digits in ((dense["weights"], None), (dense["activations"], None), (dense["bytes"], None),
+                          (dense["gib"], 4), (dense["gb"], 4)):
+        assert shown(value, digits) in text, (value, digits)
+
+    conv = lambda k, s, st, p: {"type": "conv", "kernels": k, "size": s, "stride": st, "padding": p}
+    layers = [conv(32, 3, 1, "same"), {"type": "pool", "size": 2, "stride": 2}, conv(64, 3, 1, "same"),
+              {"type": "pool", "size": 2, "stride": 2}, {"type": "reduce", "kernels": 16}, conv(32, 5, 2, "valid")]
+    net = calc.cnn_memory({"batch": 128, "height": 250, "width": 250, "channels": 3, "bits": 32}, layers)
+    text = pages[lang]["calculators/memory-cnn.md"]
+    for value, digits in ((net["inputBytes"], None), (net["inputBytes"] / 1e6, None), (net["inputBytes"] / calc.MIB, 2),
+                          (net["activations"] / calc.MIB, 1), (net["errors"] / calc.MIB, 1), (net["total"] / calc.MIB, 1)):
+        assert shown(value, digits) in text, (value, digits)
+    # the widget's defaults are the same network
+    assert 'data-wg-layer="reduce"' in text
+
+    cloud = calc.run("cloud", {"desktop": "2200", "gpu_w": "350", "system_w": "100", "kwh": "0.12",
+                               "util": "15", "cloud": "2.14", "spot": "0.9"})["result"]
+    text = pages[lang]["calculators/cloud.md"]
+    for value, digits in ((cloud["kwhYear"], 1), (cloud["powerYear"], 2), (cloud["cloudYear"], 2), (cloud["days"], 1),
+                          (cloud["spotDays"], 0), (cloud["spotMonths"], 1)):
+        assert shown(value, digits) in text, (value, digits)
+
+
+def test_pages_carry_no_script_and_no_blank_line_in_widgets(pages):
+    for lang, by_path in pages.items():
+        for path in PAGES:
+            text = by_path[path]
+            assert "<script" not in text.lower(), (lang, path)
+            for start in [m.start() for m in re.finditer(r'<div class="wg-calc', text)]:
+                end = text.find("\n\n", start)
+                assert text[start:end].endswith("</div>"), (lang, path, text[end - 200:end])
+
+
+def test_decision_tree_walker_only_with_a_tree(tmp_path):
+    from generator.render import render_language
+    from generator.validate import load_dataset
+
+    t = _site_tree(tmp_path)
+    ds, _ = load_dataset(t.data, t.root)
+    text = {p.path: p.text for p in render_language(ds, "en", ROOT / "templates" / "pages")}["calculators/picker.md"]
+    assert 'data-wg-calc="tree"' not in text
+    rev = t.read("revisions/2019-04-03.yaml")
+    t.write("revisions/2019-04-03.yaml", rev + TREE_YAML)
+    ds, problems = load_dataset(t.data, t.root)
+    assert ds is not None, [str(p) for p in problems]
+    text = {p.path: p.text for p in render_language(ds, "en", ROOT / "templates" / "pages")}["calculators/picker.md"]
+    assert 'data-wg-calc="tree"' in text
+    assert text.count("data-wg-node=") == 5
+    assert 'data-wg-node="yn"' in text and "Is the model large?" in text
+
+
+TREE_YAML = """decision_tree:
+  question: Do you train models?
+  if_yes:
+    question: Is the model large?
+    if_yes:
+      gpus: [rtx-2070]
+      note: Any card with 8 GB.
+    if_no:
+      gpus: [gtx-1060-6gb, rtx-2070]
+      share: [70, 30]
+  if_no:
+    gpus: [gtx-1060-6gb]
+    used: true
+"""
+
+
+def _calc_keys() -> dict[str, str]:
+    from generator.validate import load_dataset
+
+    ds, problems = load_dataset(ROOT / "data", ROOT)
+    if ds is None:  # other people's unfinished data: read the interface texts alone
+        import yaml
+
+        texts = yaml.safe_load((ROOT / "data" / "ui.yaml").read_text(encoding="utf-8"))
+        return {k: v for k, v in texts.items() if k.startswith("calc.")}
+    return {k: v for k, v in ds.ui.texts.items() if k.startswith("calc.")}
+
+
+@pytest.mark.parametrize("lang", ["ko", "zh", "fr"])
+def test_calculator_texts_are_translated_and_current(lang):
+    import yaml
+
+    from generator.model import digest
+
+    english = _calc_keys()
+    assert len(english) > 200
+    table = yaml.safe_load((ROOT / "data" / "translations" / lang / "ui.yaml").read_text(encoding="utf-8"))
+    placeholder = re.compile(r"\{[a-z_]+\}")
+    for key, text in english.items():
+        assert key in table, f"{lang}: {key} is not translated"
+        assert table[key]["source"] == digest(text), f"{lang}: {key} is stale"
+        assert sorted(placeholder.findall(table[key]["text"])) == sorted(placeholder.findall(text)), (lang, key)
+
+
+def test_templates_use_only_existing_texts():
+    keys = set(_calc_keys())
+    used = set()
+    for tpl in (ROOT / "templates" / "pages" / "site" / "calculators").glob("*.j2"):
+        used |= set(re.findall(r'"(calc\.[a-z0-9_.-]+)"', tpl.read_text(encoding="utf-8")))
+    for mod in (ROOT / "docs" / "assets" / "js" / "calc").glob("*.mjs"):
+        used |= {k for k in re.findall(r'"(calc\.[a-z0-9_.-]+)"', mod.read_text(encoding="utf-8"))}
+    dynamic = {k for k in used if k.endswith((".", "_"))}
+    missing = sorted(k for k in used - dynamic if k not in keys)
+    assert not missing, missing
+
+
+def test_widgets_embed_twice_on_one_page(tmp_path):
+    """Two widgets with different prefixes: distinct ids and URL parameters, one page."""
+    from generator.render import Context, make_env
+    from generator.validate import load_dataset
+
+    t = _site_tree(tmp_path)
+    ds, _ = load_dataset(t.data, t.root)
+    env = make_env(ROOT / "templates" / "pages")
+    tpl = env.from_string('{% set prefix = "a_" %}{% include "site/calculators/_cloud.html.j2" %}\n'
+                          '{% set prefix = "b_" %}{% include "site/calculators/_cloud.html.j2" %}')
+    html = tpl.render(c=Context(ds, "en"), ds=ds)
+    ids = re.findall(r'\bid="([^"]+)"', html)
+    assert len(ids) == len(set(ids)) and len(ids) > 10
+    assert 'data-wg-prefix="a_"' in html and 'data-wg-prefix="b_"' in html

@@ -1,0 +1,442 @@
+"""The calculators in Chromium: golden cases typed into the pages, messages, URL state, keyboard
+use, Korean text, the language menu, instant navigation and the decision-tree walker.
+
+Most tests run on a site built from the fixture data (tests/fixtures/valid plus a decision tree
+and the project's interface texts), so they do not depend on the state of data/; one test checks
+the picker against the Python twin on the real site.
+"""
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import math
+import os
+import re
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import EPOCH, ROOT, DataTree
+from test_browser import browser, open_language_menu_and_pick, page, server  # noqa: F401  (fixtures)
+from test_calculators import TREE_YAML, at
+
+from generator import calc
+
+FIXTURE = json.loads((ROOT / "tests" / "fixtures" / "calculators.json").read_text(encoding="utf-8"))
+TYPED = [c for c in FIXTURE["cases"] if c["calc"] in ("dense", "cnn", "llm", "cloud")]
+NUMERIC = re.compile(r"NaN|Infinity|undefined")
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def _serve(directory: Path, port: int = 0):
+    handler = functools.partial(_Quiet, directory=str(directory))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd
+
+
+def _build(base: Path, site_url: str | None = None) -> Path:
+    """The fixture data with the project's texts and a decision tree, built in four languages."""
+    from generator.site import Paths, build_site
+
+    tree = DataTree(base)
+    shutil.copyfile(ROOT / "data" / "ui.yaml", tree.data / "ui.yaml")
+    for lang in ("ko", "zh", "fr"):
+        src = ROOT / "data" / "translations" / lang / "ui.yaml"
+        if src.exists():
+            (tree.data / "translations" / lang).mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, tree.data / "translations" / lang / "ui.yaml")
+    tree.write("revisions/2019-04-03.yaml", tree.read("revisions/2019-04-03.yaml") + TREE_YAML)
+    env = {"SOURCE_DATE_EPOCH": EPOCH, "WHICHGPU_SITE_URL": site_url}
+    old = {k: os.environ.get(k) for k in env}
+    try:
+        for k, v in env.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        paths = Paths(root=ROOT, data=tree.data, build=base / "build", site=base / "site")
+        build_site(paths)
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return paths.site
+
+
+@pytest.fixture(scope="module")
+def calc_site(tmp_path_factory):
+    return _build(tmp_path_factory.mktemp("calcsite"))
+
+
+@pytest.fixture(scope="module")
+def site_server(calc_site):
+    httpd = _serve(calc_site)
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+# ------------------------------------------------------------------ helpers
+
+def root_of(page, name):
+    return page.locator(f'[data-wg-calc="{name}"]')
+
+
+def last(page, name):
+    return page.evaluate(f'document.querySelector(\'[data-wg-calc="{name}"]\').wgLast')
+
+
+def wait_ready(page, name):
+    page.wait_for_function(f'(() => {{ const r = document.querySelector(\'[data-wg-calc="{name}"]\'); return r && "wgLast" in r; }})()')
+
+
+def set_field(page, scope, name, value):
+    """Type a value as a reader would: choose an option, tick a box or replace the text."""
+    field = scope.locator(f'[name="{name}"], [data-wg-lf="{name}"]').first
+    tag = field.evaluate("e => e.tagName + ':' + (e.type || '')")
+    if field.is_disabled():
+        field.evaluate("(e, v) => { if (e.type === 'checkbox') e.checked = v === '1'; else e.value = v; }", value)
+    elif tag.startswith("SELECT"):
+        options = field.evaluate("e => [...e.options].map(o => o.value)")
+        if value not in options:
+            pytest.skip(f"{value!r} is not an option of {name}: only a URL can send it (covered by the unit tests)")
+        field.select_option(value)
+    elif tag == "INPUT:checkbox":
+        field.set_checked(value == "1")
+    else:
+        field.fill(value)
+
+
+def type_case(page, case):
+    name = case["calc"]
+    scope = root_of(page, name)
+    raw = dict(case["input"])
+    layers = raw.pop("layers", None) if name == "cnn" else None
+    selects = [k for k in raw if scope.locator(f'select[name="{k}"], input[type="checkbox"][name="{k}"]').count()]
+    for key in selects + [k for k in raw if k not in selects]:
+        set_field(page, scope, key, raw[key])
+    if layers is not None:
+        while scope.locator("[data-wg-remove]").count():
+            scope.locator("[data-wg-remove]").first.click()
+        for layer in layers:
+            if layer.get("type") not in ("conv", "pool", "reduce"):
+                pytest.skip("a layer type the page cannot add (covered by the unit tests)")
+            scope.locator(f'[data-wg-add="{layer["type"]}"]').click()
+            row = scope.locator("[data-wg-layers] > li").last
+            for key, value in layer.items():
+                if key != "type":
+                    set_field(page, row, key, value)
+
+
+def expected_message(scope, error) -> str:
+    text = scope.get_attribute("data-m-" + error["key"].replace(".", "-"))
+    for k, v in error["params"].items():
+        shown = f"{v:,}" if isinstance(v, int) or (isinstance(v, float) and v.is_integer()) else str(v)
+        text = text.replace("{" + k + "}", shown.replace(".0", "") if isinstance(v, float) else shown)
+    return text
+
+
+def close(actual, expected, tol, where):
+    if isinstance(expected, (int, float)) and not isinstance(expected, bool):
+        assert isinstance(actual, (int, float)) and math.isfinite(actual), f"{where}: {actual!r}"
+        assert abs(actual - expected) <= tol * max(1, abs(expected)), f"{where}: {actual!r} != {expected!r}"
+    elif isinstance(expected, list):
+        assert isinstance(actual, list) and len(actual) == len(expected), f"{where}: {actual!r}"
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            close(a, e, tol, f"{where}[{i}]")
+    else:
+        assert actual == expected, f"{where}: {actual!r} != {expected!r}"
+
+
+PAGE_OF = {"dense": "memory-dense", "cnn": "memory-cnn", "llm": "memory-llm", "picker": "picker", "cloud": "cloud"}
+
+
+# ------------------------------------------------------------------ golden cases, typed
+
+@pytest.mark.parametrize("case", TYPED, ids=[c["id"] for c in TYPED])
+def test_golden_case_typed_into_the_page(site_server, page, case):
+    name = case["calc"]
+    lang = case.get("lang", "en")
+    page.goto(f"{site_server}/{'' if lang == 'en' else lang + '/'}calculators/{PAGE_OF[name]}/")
+    wait_ready(page, name)
+    type_case(page, case)
+    scope = root_of(page, name)
+    text = scope.inner_text()
+    assert not NUMERIC.search(text), NUMERIC.search(text).group(0)
+    if "errors" in case:
+        assert last(page, name) is None
+        shown = {}
+        for slot in scope.locator("[data-wg-err], [data-wg-lerr]").all():
+            if slot.inner_text().strip():
+                shown[slot.get_attribute("data-wg-err") or slot.get_attribute("data-wg-lerr")] = slot
+        for field, error in case["errors"].items():
+            short = field.split(".")[-1]
+            if field.startswith("layers."):
+                index = int(field.split(".")[1])
+                slot = scope.locator("[data-wg-layers] > li").nth(index).locator(f'[data-wg-lerr="{short}"]')
+            else:
+                slot = scope.locator(f'[data-wg-err="{short}"]')
+            assert slot.inner_text() == expected_message(scope, error), field
+            # next to the field: in the same field box as its input, which is marked invalid
+            box = slot.locator("xpath=..")
+            control = box.locator("input, select").first
+            assert control.get_attribute("aria-invalid") == "true", field
+            assert slot.get_attribute("id") in (control.get_attribute("aria-describedby") or ""), field
+        assert len(shown) == len(case["errors"]), sorted(shown)
+        assert page.locator(f'[data-wg-calc="{name}"] [data-wg-out="status"]').inner_text() == scope.get_attribute("data-m-calc-common-fix")
+        return
+    result = last(page, name)
+    assert result is not None, scope.inner_text()
+    for path, expected in case["expect"].items():
+        close(at(result, path), expected, case.get("tol", FIXTURE["tolerance"]), path)
+
+
+@pytest.mark.parametrize("value", ["", "abc", "-3", "0", "1e999", "12,5,6", "NaN", "Infinity", " "])
+def test_bad_input_shows_a_message_and_never_nan(site_server, page, value):
+    page.goto(f"{site_server}/calculators/cloud/")
+    wait_ready(page, "cloud")
+    scope = root_of(page, "cloud")
+    for field in ("desktop", "util", "kwh", "spot"):
+        scope.locator(f'[name="{field}"]').fill(value)
+        if field == "kwh" and value in ("0",):
+            continue  # free electricity is allowed
+        slot = scope.locator(f'[data-wg-err="{field}"]')
+        assert slot.inner_text().strip(), (field, value)
+        assert scope.locator(f'[name="{field}"]').get_attribute("aria-invalid") == "true"
+        assert not NUMERIC.search(scope.inner_text())
+        scope.locator(f'[name="{field}"]').fill({"desktop": "2200", "util": "15", "kwh": "0.12", "spot": "0.9"}[field])
+        assert slot.inner_text() == ""
+        assert scope.locator(f'[name="{field}"]').get_attribute("aria-invalid") is None
+
+
+# ------------------------------------------------------------------ state in the URL
+
+STATES = {
+    "dense": {"layers": "784, 300, 10", "batch": "1,000"},
+    "llm": {"mode": "full", "params": "1.3", "checkpointing": "1", "optimizer": "adam8bit", "seq": "1024"},
+    "cloud": {"util": "40", "kwh": "0.3", "spot": "1.1"},
+    "picker": {"workload": "rnn", "memory": "6", "budget": "600", "prices": "used"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(STATES))
+def test_url_state_round_trips(site_server, page, browser, name):  # noqa: F811
+    page.goto(f"{site_server}/calculators/{PAGE_OF[name]}/")
+    wait_ready(page, name)
+    scope = root_of(page, name)
+    for key, value in STATES[name].items():
+        set_field(page, scope, key, value)
+    before = last(page, name)
+    url = page.url
+    assert "?" in url
+    fresh = browser.new_context().new_page()
+    try:
+        fresh.goto(url)
+        wait_ready(fresh, name)
+        assert last(fresh, name) == before
+        for key in STATES[name]:
+            got = fresh.locator(f'[data-wg-calc="{name}"] [name="{key}"]')
+            if got.evaluate("e => e.type") == "checkbox":
+                assert got.is_checked()
+            else:
+                assert got.input_value().replace(",", "") == STATES[name][key].replace(",", "")
+    finally:
+        fresh.context.close()
+
+
+def test_cnn_layers_round_trip_through_the_url(site_server, page, browser):  # noqa: F811
+    page.goto(f"{site_server}/calculators/memory-cnn/")
+    wait_ready(page, "cnn")
+    scope = root_of(page, "cnn")
+    scope.locator("[data-wg-remove]").first.click()
+    scope.locator('[data-wg-add="reduce"]').click()
+    scope.locator("[data-wg-layers] > li").last.locator('[data-wg-lf="kernels"]').fill("8")
+    set_field(page, scope, "bits", "16")
+    before = last(page, "cnn")
+    assert "layers=" in page.url
+    fresh = browser.new_context().new_page()
+    try:
+        fresh.goto(page.url)
+        wait_ready(fresh, "cnn")
+        assert last(fresh, "cnn") == before
+        assert fresh.locator("[data-wg-layers] > li").count() == 6
+    finally:
+        fresh.context.close()
+
+
+# ------------------------------------------------------------------ keyboard only
+
+def test_keyboard_only(site_server, page):
+    page.goto(f"{site_server}/calculators/memory-dense/")
+    wait_ready(page, "dense")
+    for _ in range(80):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement && document.activeElement.name") == "layers":
+            break
+    else:
+        pytest.fail("the layer field cannot be reached with Tab")
+    page.keyboard.press("Control+A")
+    page.keyboard.type("784, 100, 10")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.name") == "batch"
+    page.keyboard.press("Control+A")
+    page.keyboard.type("32")
+    assert last(page, "dense")["bytes"] == 12 * (784 * 100 + 100 * 10 + 32 * 894)
+    status = page.locator('[data-wg-calc="dense"] [data-wg-out="status"]')
+    assert status.get_attribute("aria-live") == "polite"
+    # on to the picker with the result, still by keyboard
+    for _ in range(10):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.getAttribute('data-wg-out')") == "picker":
+            break
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(r"/calculators/picker/\?memory="))
+    wait_ready(page, "picker")
+    assert page.locator('[data-wg-calc="picker"] [name="memory"]').input_value() == "0.01"
+
+
+def test_tree_walker_by_keyboard_and_url(site_server, page):
+    page.goto(f"{site_server}/calculators/picker/")
+    wait_ready(page, "tree")
+    tree = root_of(page, "tree")
+    visible = lambda: tree.locator("[data-wg-node]:not([hidden])").get_attribute("data-wg-node")  # noqa: E731
+    assert visible() == ""
+    assert tree.locator("[data-wg-back]").is_disabled()
+    tree.locator('[data-wg-answer="y"]').focus()
+    page.keyboard.press("Enter")
+    assert visible() == "y"
+    page.keyboard.press("Tab")  # to "No"
+    page.keyboard.press("Space")
+    assert visible() == "yn"
+    assert "GeForce GTX 1060 6GB" in tree.inner_text()
+    assert tree.locator('[data-wg-answer="y"]').is_disabled() and tree.locator('[data-wg-answer="n"]').is_disabled()
+    assert "tree=yn" in page.url
+    page.reload()
+    wait_ready(page, "tree")
+    assert visible() == "yn"
+    tree.locator("[data-wg-back]").click()
+    assert visible() == "y"
+    tree.locator("[data-wg-restart]").click()
+    assert visible() == ""
+    assert "tree=" not in page.url
+
+
+def test_cnn_layers_added_and_removed_by_keyboard(site_server, page):
+    page.goto(f"{site_server}/calculators/memory-cnn/")
+    wait_ready(page, "cnn")
+    scope = root_of(page, "cnn")
+    rows = scope.locator("[data-wg-layers] > li")
+    assert rows.count() == 6
+    scope.locator('[data-wg-add="pool"]').focus()
+    page.keyboard.press("Enter")
+    assert rows.count() == 7
+    assert page.evaluate("document.activeElement.getAttribute('data-wg-lf')") == "size"
+    assert len(last(page, "cnn")["rows"]) == 8
+    rows.last.locator("[data-wg-remove]").focus()
+    page.keyboard.press("Enter")
+    assert rows.count() == 6
+    ids = scope.locator("[data-wg-layers] [id]").evaluate_all("els => els.map(e => e.id)")
+    assert len(ids) == len(set(ids))
+
+
+# ------------------------------------------------------------------ languages
+
+def _ko(key: str) -> str:
+    table = yaml.safe_load((ROOT / "data" / "translations" / "ko" / "ui.yaml").read_text(encoding="utf-8"))
+    return table[key]["text"]
+
+
+def test_korean_page_shows_korean_labels(site_server, page):
+    page.goto(f"{site_server}/ko/calculators/memory-dense/")
+    wait_ready(page, "dense")
+    assert page.locator("html").get_attribute("lang") == "ko"
+    scope = root_of(page, "dense")
+    assert scope.locator('label[for="wg-dense-layers"]').inner_text().strip() == _ko("calc.dense.layers")
+    status = scope.locator('[data-wg-out="status"]').inner_text()
+    assert re.search(r"[\uac00-\ud7a3]", status), status
+    scope.locator('[name="batch"]').fill("abc")
+    assert scope.locator('[data-wg-err="batch"]').inner_text() == _ko("calc.err.number")
+
+
+def test_language_menu_keeps_the_calculator_and_its_state(site_server, page):
+    page.goto(f"{site_server}/calculators/cloud/?util=50&kwh=0.3")
+    wait_ready(page, "cloud")
+    before = last(page, "cloud")
+    open_language_menu_and_pick(page, "한국어")
+    page.wait_for_url(re.compile(r"/ko/calculators/cloud/\?util=50&kwh=0.3$"))
+    wait_ready(page, "cloud")
+    assert last(page, "cloud") == before
+    open_language_menu_and_pick(page, "Français")
+    page.wait_for_url(re.compile(r"/fr/calculators/cloud/\?util=50&kwh=0.3$"))
+    wait_ready(page, "cloud")
+    assert last(page, "cloud") == before
+    root_of(page, "cloud").locator('[name="kwh"]').fill("0,3")  # a decimal comma in French
+    assert last(page, "cloud") == before
+
+
+# ------------------------------------------------------------------ instant navigation
+
+@pytest.fixture(scope="module")
+def instant_server(tmp_path_factory):
+    base = tmp_path_factory.mktemp("instant")
+    httpd = _serve(base / "site")
+    url = f"http://127.0.0.1:{httpd.server_address[1]}/"
+    _build(base, site_url=url)
+    yield url.rstrip("/")
+    httpd.shutdown()
+
+
+def test_calculator_works_under_instant_navigation(instant_server, page):
+    page.goto(instant_server + "/")
+    page.wait_for_load_state("networkidle")
+    page.evaluate("window.__wgSameDocument = true")
+    nav = page.locator(".md-nav--primary")
+    nav.locator("label", has_text=re.compile(r"^\s*Calculators\s*$")).first.click()
+    nav.get_by_role("link", name="Memory of a fully connected network").click()
+    page.wait_for_url(instant_server + "/calculators/memory-dense/")
+    wait_ready(page, "dense")
+    assert page.evaluate("window.__wgSameDocument === true"), "the page was reloaded: instant navigation is off"
+    assert last(page, "dense")["bytes"] == 651697152
+    root_of(page, "dense").locator('[name="batch"]').fill("64")
+    assert last(page, "dense")["activations"] == 64 * 17032
+    # and on to the picker through the result's link, still without a reload
+    root_of(page, "dense").locator('[data-wg-out="picker"]').click()
+    page.wait_for_url(re.compile(r"/calculators/picker/\?memory="))
+    wait_ready(page, "picker")
+    assert page.evaluate("window.__wgSameDocument === true")
+    assert last(page, "picker") is not None
+    assert root_of(page, "picker").locator('[name="memory"]').input_value() == "0.6"
+
+
+# ------------------------------------------------------------------ the real site
+
+@pytest.mark.parametrize("inputs", [
+    {"workload": "cnn", "memory": "8", "budget": "1500", "prices": "new"},
+    {"workload": "llm-inference", "memory": "10", "budget": "5000", "prices": "used"},
+])
+def test_picker_ranks_the_real_catalogue_like_the_python_twin(server, page, built_site, inputs):  # noqa: F811
+    from generator.api import client_data
+
+    _, ds = built_site
+    data = client_data(ds)
+    data = json.loads(json.dumps(data, default=str))
+    for rev in [r["date"] for r in data["revisions"]]:
+        expected = calc.run("picker", {**inputs, "revision": rev}, data=data)["result"]
+        page.goto(f"{server}/calculators/picker/?" + "&".join(f"{k}={v}" for k, v in {**inputs, "revision": rev}.items()))
+        wait_ready(page, "picker")
+        got = last(page, "picker")
+        assert [r["id"] for r in got["rows"]] == [r["id"] for r in expected["rows"]], rev
+        for a, b in zip(got["rows"], expected["rows"]):
+            assert math.isclose(a["value"], b["value"], rel_tol=1e-9), (rev, a["id"])
+        shown = root_of(page, "picker").locator("tbody tr").count()
+        assert shown == min(50, len(expected["rows"]))
