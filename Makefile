@@ -20,7 +20,7 @@ help:
 	@echo "make serve   build the site and serve it at http://$(HOST):$(PORT) with live reload"
 	@echo "make site    build the static site into site/ (en at the root, ko/ zh/ fr/ beside it)"
 	@echo "make test    install what the tests need (Chromium included) and run the whole suite"
-	@echo "make bench   time validation, generation and each language's build"
+	@echo "make bench   build time and size at 1x/10x/100x data, calculator budgets, Lighthouse scores"
 	@echo "make check   the checks a data pull request must pass (validate, format --check, check-specs)"
 	@echo "make pr-diff BASE=ref  what data/ changes against a git ref, as Markdown"
 
@@ -89,6 +89,7 @@ test: dev-venv browser java node_modules/.installed
 
 bench: dev-venv node_modules/.installed
 	$(BIN)/python -m benchmarks.build_bench
+	$(BIN)/python -m benchmarks.calc_bench
 	$(BIN)/python -m benchmarks.lighthouse_bench
 
 clean:
