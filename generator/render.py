@@ -21,6 +21,10 @@ from .schema import ID_RE, LANGS
 
 DATE_ID_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 NAV_REVISIONS = 6
+# Published shapes of common open models: name, billions of parameters, layers, hidden size,
+# attention heads, key-value heads (Llama 2 model cards; 70B uses grouped-query attention).
+COMMON_MODELS = (("Llama 2 7B", 6.74, 32, 4096, 32, 32), ("Llama 2 13B", 13.0, 40, 5120, 40, 40),
+                 ("Llama 2 70B", 69.0, 80, 8192, 64, 8))
 # The calculator pages (templates/pages/site/calculators), in the order of the sidebar.
 CALCULATORS = (("calc.nav_overview", "index"), ("calc.dense.heading", "memory-dense"), ("calc.cnn.heading", "memory-cnn"),
                ("calc.llm.heading", "memory-llm"), ("calc.picker.heading", "picker"), ("calc.cloud.heading", "cloud"))
@@ -157,6 +161,27 @@ class Context:
         from .history import derived
 
         return derived(gpu)
+
+    def model_fits(self, gpu):
+        """Common open models and whether they fit this card's memory (generator/calc.py, the
+        Python twin of the calculators, with the calculators' formulas and fixture)."""
+        import math
+
+        from .calc import GIB, llm_memory
+
+        rows = []
+        for name, params, layers, hidden, heads, kv_heads in COMMON_MODELS:
+            for use, extra in (("infer16", {"mode": "inference", "precision": "bf16"}),
+                               ("infer4", {"mode": "inference", "precision": "int4"}),
+                               ("qlora", {"mode": "qlora", "precision": "bf16", "trainable": 1, "checkpointing": "1"})):
+                v = {"params": params, "optimizer": "adamw", "trainable": 1, "batch": 1, "seq": 4096,
+                     "layers": layers, "hidden": hidden, "heads": heads, "kv_heads": kv_heads,
+                     "head_dim": hidden // heads, "checkpointing": "0", "overhead": 1, **extra}
+                total = llm_memory(v)["total"]
+                need = total / GIB
+                cards = math.ceil(total / (gpu["memory_gb"] * GIB))
+                rows.append({"model": name, "use": use, "gib": round(need, 1), "cards": cards})
+        return rows
 
     def charts(self):
         from .charts import charts_for

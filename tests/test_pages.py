@@ -99,3 +99,18 @@ def test_topics_have_pages(built_site):
     assert ds.topics
     for t in ds.topics:
         assert (site / "fr" / "topics" / t.id / "index.html").is_file()
+
+
+def test_gpu_page_says_which_common_models_fit(built_site):
+    from generator.calc import GIB, llm_memory
+
+    site, ds = built_site
+    page = html.unescape((site / "gpus" / "rtx-4090" / "index.html").read_text(encoding="utf-8"))
+    section = page.split('id="fits"', 1)[1].split('id="history"', 1)[0]
+    v = {"params": 6.74, "mode": "inference", "precision": "bf16", "optimizer": "adamw", "trainable": 1, "batch": 1,
+         "seq": 4096, "layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 32, "head_dim": 128, "checkpointing": "0",
+         "overhead": 1}
+    need = round(llm_memory(v)["total"] / GIB, 1)
+    assert f"{need} GiB" in section and need < ds.gpus["rtx-4090"]["memory_gb"]
+    assert section.count("<tr>") == 1 + 9
+    assert "Needs 6 cards" in section  # Llama 2 70B in 16-bit on 24 GB
