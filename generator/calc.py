@@ -414,7 +414,10 @@ def rank_gpus(data: dict, v: dict):
     if not (table and try_ref(table.get("reference"))):
         best = (rev.get("recommendations") or {}).get("best-overall")
         if not (best and best.get("gpus") and try_ref(best["gpus"][0])):
+            by = _iso(rev.get("date"))
             for g in gpus:
+                if _iso(g.get("release_date")) > by:
+                    continue
                 s = spec_score(g, order, weights)
                 if s is not None and (ref["score"] is None or s > ref["score"]):
                     ref.update(id=g["id"], score=s)

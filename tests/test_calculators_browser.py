@@ -440,3 +440,30 @@ def test_picker_ranks_the_real_catalogue_like_the_python_twin(server, page, buil
             assert math.isclose(a["value"], b["value"], rel_tol=1e-9), (rev, a["id"])
         shown = root_of(page, "picker").locator("tbody tr").count()
         assert shown == min(50, len(expected["rows"]))
+
+
+# ------------------------------------------------------------------ accessibility
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("lang", ["", "ko/"])
+def test_calculator_pages_pass_axe(site_server, browser, lang, scheme):  # noqa: F811
+    """WCAG 2.1 A and AA rules on every calculator page, with results and with error messages shown."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    context = browser.new_context(color_scheme=scheme)
+    pg = context.new_page()
+    axe = Axe()
+    found = []
+    try:
+        for name, slug in [("", "")] + list(PAGE_OF.items()):
+            pg.goto(f"{site_server}/{lang}calculators/{slug + '/' if slug else ''}")
+            if name:
+                wait_ready(pg, name)
+                first = pg.locator(f'[data-wg-calc="{name}"] input[type="text"]').first
+                first.fill("abc")  # one message on screen
+            result = axe.run(pg, options={"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}})
+            for v in result.response["violations"]:
+                found.append(f"/{lang}calculators/{slug}: {v['id']} ({v['impact']}) at {[n['target'] for n in v['nodes'][:3]]}")
+    finally:
+        context.close()
+    assert found == [], "\n".join(found)

@@ -122,12 +122,3 @@ export function writeState(prefix, values) {
   }
   if (url.href !== location.href) history.replaceState(history.state, "", url.href);
 }
-
-/** The same page in another language, as a path from this page: used by the language menu. */
-export function pageInLanguage(root, lang) {
-  const here = root.getAttribute("data-wg-lang") || "en";
-  const toLangRoot = root.getAttribute("data-wg-root") || "../../";
-  const siteRoot = toLangRoot + (here === "en" ? "" : "../");
-  const dir = lang === "en" ? "" : `${lang}/`;
-  return new URL(siteRoot + dir + (root.getAttribute("data-wg-page") || "") + location.search, location.href).href;
-}

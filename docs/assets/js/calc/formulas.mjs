@@ -402,7 +402,9 @@ export function rankGpus(data, v) {
   if (!(table && tryRef(table.reference))) {
     const best = rev.recommendations && rev.recommendations["best-overall"];
     if (!(best && best.gpus && best.gpus.length && tryRef(best.gpus[0]))) {
+      const by = isoDate(rev.date);
       for (let i = 0; i < gpus.length; i++) {
+        if (isoDate(gpus[i].release_date) > by) continue;
         const s = scoreAt(i);
         if (s !== null && (refScore === null || s > refScore)) { refId = gpus[i].id; refScore = s; }
       }

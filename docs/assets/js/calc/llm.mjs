@@ -22,7 +22,7 @@ export function setup(root, { lang, prefix, msg, fmt, data }) {
   out.fit.replaceChildren(...order.map((g) => {
     const count = el("td");
     cells.set(g.id, count);
-    return el("tr", null, el("th", { scope: "row" }, el("a", { href: `${toRoot}gpus/#${g.id}` }, g.name)), el("td", null, fmt(g.memory_gb, 1)), count);
+    return el("tr", null, el("th", { scope: "row" }, el("a", { href: `${toRoot}gpus/${g.id}/` }, g.name)), el("td", null, fmt(g.memory_gb, 1)), count);
   }));
 
   const markIgnored = (mode) => {

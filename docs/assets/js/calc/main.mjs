@@ -4,7 +4,6 @@
 // page change of instant navigation, on a normal load and from file:// (where document$
 // completes without emitting), and is idempotent.
 
-import { messages, formatter, pageInLanguage } from "./dom.mjs";
 
 const MODULES = {
   dense: "./dense.mjs",
@@ -15,30 +14,40 @@ const MODULES = {
   cloud: "./cloud.mjs",
 };
 
-function context(root) {
+function context(dom, root) {
   const lang = root.getAttribute("data-wg-lang") || document.documentElement.lang || "en";
   return {
     lang,
     prefix: root.getAttribute("data-wg-prefix") || "",
-    msg: messages(root),
-    fmt: formatter(lang),
+    msg: dom.messages(root),
+    fmt: dom.formatter(lang),
     data: window.WG_DATA || null,
   };
 }
 
+// Pages without a calculator load nothing more than this file.
 function init() {
   for (const root of document.querySelectorAll("[data-wg-calc]")) {
     if (root.hasAttribute("data-wg-ready")) continue;
     const path = MODULES[root.getAttribute("data-wg-calc")];
     if (!path) continue;
     root.setAttribute("data-wg-ready", "");
-    import(path)
-      .then((mod) => mod.setup(root, context(root)))
+    Promise.all([import("./dom.mjs"), import(path)])
+      .then(([dom, mod]) => mod.setup(root, context(dom, root)))
       .catch((err) => {
         root.removeAttribute("data-wg-ready");
         console.error("whichgpu calculator", err);
       });
   }
+}
+
+/** The same calculator page in another language, with this page's query string. */
+function pageInLanguage(root, lang) {
+  const here = root.getAttribute("data-wg-lang") || "en";
+  const toLangRoot = root.getAttribute("data-wg-root") || "../../";
+  const siteRoot = toLangRoot + (here === "en" ? "" : "../");
+  const dir = lang === "en" ? "" : `${lang}/`;
+  return new URL(siteRoot + dir + (root.getAttribute("data-wg-page") || "") + location.search, location.href).href;
 }
 
 // The language menu: on a calculator page, go to the same calculator in the other language

@@ -42,11 +42,11 @@ export function setup(root, { lang, prefix, msg, fmt, data }) {
     }) + more);
     out.rows.replaceChildren(...r.rows.slice(0, SHOWN).map((row, i) => el("tr", null,
       el("td", null, String(i + 1)),
-      el("th", { scope: "row" }, el("a", { href: `${toRoot}gpus/#${row.id}` }, row.name),
-        row.avoided ? el("span", { class: "wg-flag" }, msg("calc.picker.avoided")) : null),
+      el("th", { scope: "row" }, el("a", { href: `${toRoot}gpus/${row.id}/` }, row.name),
+        row.avoided ? el("span", { class: "wgc-flag" }, msg("calc.picker.avoided")) : null),
       el("td", null, fmt(row.memory_gb, 1)),
-      el("td", null, usd(row.price), el("span", { class: "wg-sub" }, msg(priceLabel[row.priceSource]))),
-      el("td", null, fmt(row.perf, 2), el("span", { class: "wg-sub" }, msg(row.perfSource === "revision" ? "calc.picker.src_revision" : "calc.picker.src_estimate"))),
+      el("td", null, usd(row.price), el("span", { class: "wgc-sub" }, msg(priceLabel[row.priceSource]))),
+      el("td", null, fmt(row.perf, 2), el("span", { class: "wgc-sub" }, msg(row.perfSource === "revision" ? "calc.picker.src_revision" : "calc.picker.src_estimate"))),
       el("td", null, fmt(row.value, 2)),
     )));
     return result;

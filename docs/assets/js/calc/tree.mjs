@@ -13,7 +13,7 @@ export function setup(root, { prefix, data }) {
   const yes = button('[data-wg-answer="y"]'), no = button('[data-wg-answer="n"]');
   const back = button("[data-wg-back]"), restart = button("[data-wg-restart]");
   const valid = (path) => nodes.has(path) && (!tree || treeAt(tree, path) !== null);
-  const leaf = (path) => (tree ? isLeaf(treeAt(tree, path)) : nodes.get(path).classList.contains("wg-node--leaf"));
+  const leaf = (path) => (tree ? isLeaf(treeAt(tree, path)) : nodes.get(path).classList.contains("wgc-node--leaf"));
 
   const saved = readState(prefix)("tree") || "";
   let path = valid(saved) ? saved : "";
