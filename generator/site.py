@@ -162,8 +162,20 @@ def build_languages(ds: Dataset, paths: Paths, out_dir: Path, langs=LANGS, timin
         site_dir = out_dir if lang == "en" else out_dir / lang
         overrides = mkdocs_overrides(ds, lang, paths.build / "docs" / lang, site_dir, base)
         mkdocs_glue.build(paths.root / "mkdocs.yml", overrides)
+        compact_search_index(site_dir / "search" / "search_index.json")
         if timings:
             timings.add(f"mkdocs:{lang}", time.perf_counter() - t0)
+
+
+def compact_search_index(path: Path) -> None:
+    """Rewrite the theme's search index with UTF-8 text instead of ``\\uXXXX`` escapes.
+
+    Every page fetches and parses this file on load, so its size is main-thread time: the
+    Korean and Chinese indexes shrink by about a third. The content is unchanged."""
+    if not path.is_file():
+        return
+    data = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
 
 
 def build_site(paths: Paths, langs=LANGS, timings: Timings | None = None) -> Dataset:

@@ -106,3 +106,23 @@ def test_decision_tree_is_walkable_without_script(server, browser):  # noqa: F81
     tree.locator("> summary").click()
     assert tree.locator("> .wg-branch").first.is_visible()
     context.close()
+
+
+def test_shared_data_is_loaded_only_where_it_is_used(server, page):
+    """The catalogue and GPU pages never fetch the shared data file; the compare page and the
+    revision selector load it after the page has rendered, and then work."""
+    requested = []
+    page.on("request", lambda r: requested.append(r.url) if r.url.endswith("/whichgpu-data.js") else None)
+    for path in ("/gpus/", "/gpus/rtx-2070/", "/ko/", "/calculators/memory-dense/"):
+        page.goto(server + path)
+        page.wait_for_load_state("networkidle")
+    assert requested == []
+    page.goto(server + "/revisions/2019-04-03/")
+    options = page.locator("select.wg-revision-select option")
+    page.wait_for_function("document.querySelectorAll('select.wg-revision-select option').length > 10")
+    assert options.count() >= 18
+    assert requested == [server + "/assets/data/whichgpu-data.js"]
+    page.goto(server + "/fr/compare/?gpus=rtx-3090,rtx-4090")
+    page.locator("#wg-compare-table").wait_for(state="visible")
+    assert page.locator("#wg-compare-table thead th").count() == 3
+    assert requested[-1] == server + "/fr/assets/data/whichgpu-data.js"

@@ -114,3 +114,42 @@ def test_gpu_page_says_which_common_models_fit(built_site):
     assert f"{need} GiB" in section and need < ds.gpus["rtx-4090"]["memory_gb"]
     assert section.count("<tr>") == 1 + 9
     assert "Needs 6 cards" in section  # Llama 2 70B in 16-bit on 24 GB
+
+
+def _pages(site):
+    return sorted(site.rglob("*.html"))
+
+
+def test_no_script_blocks_the_first_paint(built_site):
+    """Every external script is deferred or a module, and no page lists the shared data file
+    (whichgpu.js loads it on the pages that use it)."""
+    site, _ = built_site
+    blocking, data = [], []
+    for path in _pages(site):
+        text = path.read_text(encoding="utf-8")
+        for tag in re.findall(r"<script\b[^>]*\bsrc=[^>]*>", text):
+            if " defer" not in tag and 'type="module"' not in tag:
+                blocking.append(f"{path.relative_to(site)}: {tag}")
+            if "whichgpu-data.js" in tag:
+                data.append(str(path.relative_to(site)))
+    assert blocking == []
+    assert data == []
+    assert (site / "assets" / "data" / "whichgpu-data.js").is_file()
+
+
+def test_search_index_is_utf8_and_leaves_out_repeated_figures(built_site):
+    site, _ = built_site
+    for lang in LANG_DIRS:
+        raw = (site / lang / "search" / "search_index.json").read_text(encoding="utf-8")
+        assert not re.search(r"\\u[0-9a-fA-F]{4}", raw[raw.index('"docs":'):]), lang  # the config holds regex escapes
+        docs = json.loads(raw)["docs"]
+        where = {d["location"] for d in docs}
+        # GPU pages are found by name, their notes and their history ...
+        assert "gpus/rtx-2070/" in where and "gpus/rtx-2070/#history" in where, lang
+        # ... not by computed figures, model tables or source URLs, nor by the catalogue's copies
+        for left_out in ("gpus/rtx-2070/#derived", "gpus/rtx-2070/#fits", "gpus/rtx-2070/#sources", "gpus/#notes", "history/#matrix"):
+            assert left_out not in where, (lang, left_out)
+        catalogue = next(d for d in docs if d["location"] == "gpus/")
+        assert "techpowerup" not in catalogue["text"]
+    ko = json.loads((site / "ko" / "search" / "search_index.json").read_text(encoding="utf-8"))
+    assert any("개정판" in d["text"] or "개정판" in d["title"] for d in ko["docs"])

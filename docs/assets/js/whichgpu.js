@@ -5,6 +5,27 @@
   "use strict";
 
   const data = () => window.WG_DATA || { gpus: [], revisions: [], personas: [] };
+
+  /* The shared data file (window.WG_DATA) is loaded only by pages that use it, after the page
+     has rendered; it sits next to this script (assets/data/ beside assets/js/). A script
+     element rather than fetch() so that the site also works from file://. */
+  const DATA_SRC = ((document.currentScript && document.currentScript.src) || "").replace(/js\/whichgpu\.js(?:[?#].*)?$/, "data/whichgpu-data.js");
+  let loading = null;
+  function loadData() {
+    if (window.WG_DATA) return Promise.resolve(window.WG_DATA);
+    if (!loading) {
+      loading = new Promise((resolve, reject) => {
+        const s = document.createElement("script");
+        s.src = DATA_SRC;
+        s.async = true;
+        s.onload = () => (window.WG_DATA ? resolve(window.WG_DATA) : reject(new Error("whichgpu: no data in " + DATA_SRC)));
+        s.onerror = () => { loading = null; s.remove(); reject(new Error("whichgpu: cannot load " + DATA_SRC)); };
+        document.head.appendChild(s);
+      });
+    }
+    return loading;
+  }
+  const withData = (fn) => loadData().then(fn, (err) => console.error(err));
   const num = (v) => { const x = parseFloat(v); return Number.isFinite(x) ? x : null; };
   const fmt = (x) => (x === null || x === undefined ? "—" : new Intl.NumberFormat(document.documentElement.lang || "en", { maximumFractionDigits: 3 }).format(x));
   const el = (tag, text, cls) => { const e = document.createElement(tag); if (text !== undefined) e.textContent = text; if (cls) e.className = cls; return e; };
@@ -54,7 +75,7 @@
     const avoidA = ra.avoid || [], avoidB = rb.avoid || [];
     return { rows, avoidAdded: avoidB.filter((g) => !avoidA.includes(g)), avoidRemoved: avoidA.filter((g) => !avoidB.includes(g)) };
   }
-  window.WG = Object.assign(window.WG || {}, { adviceStates, diffAdvice });
+  window.WG = Object.assign(window.WG || {}, { adviceStates, diffAdvice, loadData });
 
   /* ---------------------------------------------------------------- catalogue */
   function initCatalogue(root) {
@@ -95,6 +116,10 @@
   function initCompare(root) {
     const box = root.querySelector("#wg-compare");
     if (!once(box, "wgInit")) return;
+    withData(() => compare(box));
+  }
+
+  function compare(box) {
     const selects = [...box.querySelectorAll("select")];
     const table = box.querySelector("table");
     const gpus = new Map(data().gpus.map((g) => [g.id, g]));
@@ -135,6 +160,10 @@
   function initDiffPicker(root) {
     const box = root.querySelector("#wg-diff");
     if (!once(box, "wgInit")) return;
+    withData(() => diffPicker(box));
+  }
+
+  function diffPicker(box) {
     const [selA, selB] = box.querySelectorAll("select");
     const result = box.querySelector("tbody");
     const personas = jsonAttr(box, "data-personas");
@@ -172,16 +201,20 @@
       if (!once(s, "wgInit")) return;
       // The page carries only its own revision; the list comes from the shared data file, so
       // page size does not grow with the history.
-      const long = new Intl.DateTimeFormat(document.documentElement.lang || "en", { dateStyle: "long", timeZone: "UTC" });
-      const dates = data().revisions.map((r) => r.date).reverse();
-      s.replaceChildren(...dates.map((d) => {
-        const o = el("option", long.format(new Date(d + "T00:00:00Z")));
-        o.value = s.dataset.base + d + "/";
-        o.selected = d === s.dataset.current;
-        return o;
-      }));
-      s.addEventListener("change", () => { if (s.value) location.href = new URL(s.value, location.href).href; });
+      withData(() => fillRevisionSelect(s));
     });
+  }
+
+  function fillRevisionSelect(s) {
+    const long = new Intl.DateTimeFormat(document.documentElement.lang || "en", { dateStyle: "long", timeZone: "UTC" });
+    const dates = data().revisions.map((r) => r.date).reverse();
+    s.replaceChildren(...dates.map((d) => {
+      const o = el("option", long.format(new Date(d + "T00:00:00Z")));
+      o.value = s.dataset.base + d + "/";
+      o.selected = d === s.dataset.current;
+      return o;
+    }));
+    s.addEventListener("change", () => { if (s.value) location.href = new URL(s.value, location.href).href; });
   }
 
   /* The theme's search dialog has no accessible name: give it the search field's. */

@@ -14,14 +14,23 @@ const MODULES = {
   cloud: "./cloud.mjs",
 };
 
-function context(dom, root) {
+// Calculators that read the catalogue or the revisions; the shared data file is loaded for them
+// only (whichgpu.js provides the loader).
+const NEEDS_DATA = new Set(["llm", "picker", "tree"]);
+
+function loadData() {
+  if (window.WG_DATA) return Promise.resolve(window.WG_DATA);
+  return window.WG && window.WG.loadData ? window.WG.loadData() : Promise.resolve(null);
+}
+
+function context(dom, root, data) {
   const lang = root.getAttribute("data-wg-lang") || document.documentElement.lang || "en";
   return {
     lang,
     prefix: root.getAttribute("data-wg-prefix") || "",
     msg: dom.messages(root),
     fmt: dom.formatter(lang),
-    data: window.WG_DATA || null,
+    data: data || null,
   };
 }
 
@@ -32,8 +41,9 @@ function init() {
     const path = MODULES[root.getAttribute("data-wg-calc")];
     if (!path) continue;
     root.setAttribute("data-wg-ready", "");
-    Promise.all([import("./dom.mjs"), import(path)])
-      .then(([dom, mod]) => mod.setup(root, context(dom, root)))
+    const kind = root.getAttribute("data-wg-calc");
+    Promise.all([import("./dom.mjs"), import(path), NEEDS_DATA.has(kind) ? loadData() : null])
+      .then(([dom, mod, data]) => mod.setup(root, context(dom, root, data)))
       .catch((err) => {
         root.removeAttribute("data-wg-ready");
         console.error("whichgpu calculator", err);
