@@ -1,7 +1,13 @@
 """Lighthouse scores (mobile) of the key pages, served gzip-compressed like real hosting.
-Prints a table; performance is timing-based and varies with the machine's load."""
+
+Performance is timing-based and moves with the machine's load, so each page is measured RUNS
+times and the run with the median score is printed (Lighthouse's own advice on variability);
+the last column compares it with the budget of 95. Accessibility is asserted in
+tests/test_lighthouse.py."""
 from __future__ import annotations
 
+import os
+import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -13,24 +19,41 @@ from generator.site import Paths, build_site  # noqa: E402
 from lighthouse_server import serve  # noqa: E402
 from test_lighthouse import PAGES, lighthouse  # noqa: E402
 
+RUNS = int(os.environ.get("LIGHTHOUSE_RUNS", "3"))
+BUDGET = 95
+
+
+def median_run(url: str) -> tuple[dict, list[float]]:
+    reports = [lighthouse(url, "performance,accessibility") for _ in range(RUNS)]
+    reports.sort(key=lambda r: r["categories"]["performance"]["score"])
+    return reports[len(reports) // 2], [r["categories"]["performance"]["score"] * 100 for r in reports]
+
 
 def main() -> None:
+    missed = []
     with tempfile.TemporaryDirectory(prefix="whichgpu-lh-") as tmp:
         paths = Paths(build=Path(tmp) / "build", site=Path(tmp) / "site")
         build_site(paths)
         httpd, base = serve(paths.site)
-        print(f"{'page':<28} {'perf':>5} {'a11y':>5} {'FCP':>7} {'LCP':>7} {'TBT':>8} {'CLS':>6} {'bytes':>9}")
+        print(f"Lighthouse, mobile, median of {RUNS} runs per page (performance budget {BUDGET})")
+        print(f"{'page':<28} {'perf':>5} {'runs':>14} {'a11y':>5} {'FCP':>7} {'LCP':>7} {'TBT':>8} {'CLS':>6} {'bytes':>9}  budget")
         for path in PAGES:
             if not (paths.site / path / "index.html").is_file():
                 continue
-            r = lighthouse(f"{base}/{path}", "performance,accessibility")
+            r, scores = median_run(f"{base}/{path}")
             a = r["audits"]
-            print(f"{'/' + path:<28} {r['categories']['performance']['score'] * 100:>5.0f} "
+            perf = r["categories"]["performance"]["score"] * 100
+            ok = perf >= BUDGET
+            if not ok:
+                missed.append("/" + path)
+            print(f"{'/' + path:<28} {perf:>5.0f} {'/'.join(f'{s:.0f}' for s in scores):>14} "
                   f"{r['categories']['accessibility']['score'] * 100:>5.0f} "
                   f"{a['first-contentful-paint']['numericValue'] / 1000:>6.2f}s {a['largest-contentful-paint']['numericValue'] / 1000:>6.2f}s "
                   f"{a['total-blocking-time']['numericValue']:>6.0f}ms {a['cumulative-layout-shift']['numericValue']:>6.3f} "
-                  f"{a['total-byte-weight']['numericValue']:>9,.0f}")
+                  f"{a['total-byte-weight']['numericValue']:>9,.0f}  {'ok' if ok else 'MISSED'}")
         httpd.shutdown()
+    print(f"performance budget: {'met on every page' if not missed else 'missed on ' + ', '.join(missed)} "
+          f"(load average {os.getloadavg()[0]:.1f}; scores fall on a loaded machine)")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,8 @@ from lighthouse_server import serve
 from test_browser import CHROMIUM
 
 LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
-PAGES = ["", "gpus/", "gpus/rtx-2070/", "revisions/2019-04-03/", "calculators/", "ko/gpus/", "zh/", "fr/revisions/2019-04-03/"]
+PAGES = ["", "gpus/", "gpus/rtx-2070/", "revisions/2019-04-03/", "calculators/", "calculators/picker/", "ko/gpus/", "zh/",
+         "fr/revisions/2019-04-03/"]
 
 
 def lighthouse(url: str, categories: str) -> dict:
