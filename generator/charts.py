@@ -327,7 +327,7 @@ def _figure(c, name: str, svg: str, table: str) -> Markup:
     text = "\n".join([
         f'<figure class="wg-chart" id="wg-chart-{name}">',
         '<div class="wg-chart__plot">', svg, "</div>",
-        '<details class="wg-chart__data" data-search-exclude>', f"<summary>{c.ui('chart.data_table')}</summary>", table, "</details>",
+        '<details class="wg-chart__data" data-search-exclude="">', f"<summary>{c.ui('chart.data_table')}</summary>", table, "</details>",
         "</figure>",
     ])
     assert "\n\n" not in text

@@ -25,15 +25,16 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture(scope="module")
-def server(built_site):
-    site, _ = built_site
-    handler = functools.partial(_Quiet, directory=str(site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
+def _serve(site, handler):
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(site)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}"
     httpd.shutdown()
+
+
+@pytest.fixture(scope="module")
+def server(built_site):
+    yield from _serve(built_site[0], _Quiet)
 
 
 class _LateRootSitemap(_Quiet):
@@ -48,12 +49,7 @@ class _LateRootSitemap(_Quiet):
 
 @pytest.fixture(scope="module")
 def late_sitemap_server(built_site):
-    site, _ = built_site
-    handler = functools.partial(_LateRootSitemap, directory=str(site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
+    yield from _serve(built_site[0], _LateRootSitemap)
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
 // Desktop or cloud (2020 advice): DOM side. Formulas: formulas.mjs (cloudBreakEven).
 import { run, CLOUD_FIELDS } from "./formulas.mjs";
-import { outputs, readFields, writeField, showErrors, setText, readState, writeState, canonical } from "./dom.mjs";
+import { outputs, readFields, writeField, showErrors, setText, readState, writeState, canonical, wire } from "./dom.mjs";
 
 const NAMES = Object.keys(CLOUD_FIELDS);
 
@@ -48,9 +48,5 @@ export function setup(root, { lang, prefix, msg, fmt }) {
     return result;
   };
 
-  const form = root.querySelector("form");
-  form.addEventListener("submit", (e) => e.preventDefault());
-  form.addEventListener("input", () => update(true));
-  root.wgUpdate = update;
-  update(false);
+  wire(root, update);
 }

@@ -1,6 +1,6 @@
 // Memory of a fully connected network (2015 advice): DOM side. Formulas: formulas.mjs.
 import { run, DENSE_FIELDS } from "./formulas.mjs";
-import { outputs, readFields, writeField, showErrors, setText, readState, writeState, canonical } from "./dom.mjs";
+import { outputs, readFields, writeField, showErrors, setText, readState, writeState, canonical, wire } from "./dom.mjs";
 
 const NAMES = Object.keys(DENSE_FIELDS);
 
@@ -37,9 +37,5 @@ export function setup(root, { lang, prefix, msg, fmt }) {
     return result;
   };
 
-  const form = root.querySelector("form");
-  form.addEventListener("submit", (e) => e.preventDefault());
-  form.addEventListener("input", () => update(true));
-  root.wgUpdate = update;
-  update(false);
+  wire(root, update);
 }

@@ -122,3 +122,13 @@ export function writeState(prefix, values) {
   }
   if (url.href !== location.href) history.replaceState(history.state, "", url.href);
 }
+
+/** Recompute on every edit of the calculator's form (never submitted), expose the recompute for
+ *  tests and the language menu as `root.wgUpdate`, and show the first result. */
+export function wire(root, update, events = ["input"]) {
+  const form = root.querySelector("form");
+  form.addEventListener("submit", (e) => e.preventDefault());
+  for (const type of events) form.addEventListener(type, () => update(true));
+  root.wgUpdate = update;
+  update(false);
+}

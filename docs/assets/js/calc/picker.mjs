@@ -1,6 +1,6 @@
 // GPU picker: DOM side. Ranking model: formulas.mjs (rankGpus).
 import { run, PICKER_FIELDS } from "./formulas.mjs";
-import { outputs, readFields, writeField, showErrors, setText, readState, writeState, canonical, el } from "./dom.mjs";
+import { outputs, readFields, writeField, showErrors, setText, readState, writeState, canonical, el, wire } from "./dom.mjs";
 
 const NAMES = [...Object.keys(PICKER_FIELDS), "revision"];
 const SHOWN = 50;
@@ -52,10 +52,5 @@ export function setup(root, { lang, prefix, msg, fmt, data }) {
     return result;
   };
 
-  const form = root.querySelector("form");
-  form.addEventListener("submit", (e) => e.preventDefault());
-  form.addEventListener("input", () => update(true));
-  form.addEventListener("change", () => update(true));
-  root.wgUpdate = update;
-  update(false);
+  wire(root, update, ["input", "change"]);
 }
