@@ -126,3 +126,24 @@ def test_shared_data_is_loaded_only_where_it_is_used(server, page):
     page.locator("#wg-compare-table").wait_for(state="visible")
     assert page.locator("#wg-compare-table thead th").count() == 3
     assert requested[-1] == server + "/fr/assets/data/whichgpu-data.js"
+
+
+# Every shift counts: nothing is typed or clicked here (the emulated touch screen marks shifts
+# as following input, so hadRecentInput cannot be used to filter).
+LAYOUT_SHIFTS = """window.__shift = 0; new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) window.__shift += e.value; }).observe({ type: "layout-shift", buffered: true });"""
+
+
+@pytest.mark.parametrize("path", ["/gpus/", "/fr/revisions/2019-04-03/", "/ko/revisions/2016-09-30/", "/zh/latest/"])
+def test_nothing_moves_when_the_scripts_fill_the_page(server, browser, path):  # noqa: F811
+    """The filter count and the revision selector are filled after rendering; their room is
+    reserved, so the page does not shift (cumulative layout shift on a phone-sized screen)."""
+    context = browser.new_context(viewport={"width": 412, "height": 823}, is_mobile=True, has_touch=True)
+    pg = context.new_page()
+    pg.add_init_script(LAYOUT_SHIFTS)
+    pg.goto(server + path)
+    pg.wait_for_load_state("networkidle")
+    pg.wait_for_timeout(1000)
+    shift = pg.evaluate("window.__shift")
+    context.close()
+    assert shift < 0.01
