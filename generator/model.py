@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import hashlib
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -10,6 +11,7 @@ from typing import Any, Mapping
 from .yamlload import dotted
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def digest(text: str) -> str:
     """The fingerprint a translation keeps of the English text it was made from."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
@@ -86,9 +88,17 @@ class Localizer:
         self.data = data
         self.lang = lang
         self.table = data.translations.get(lang, {})
+        self._memo: dict[tuple[str, str], tuple[str, str]] = {}  # records are frozen
 
     def field(self, record: Record, keypath: tuple | str) -> tuple[str, str]:
         key = keypath if isinstance(keypath, str) else dotted(keypath)
+        memo = (record.relpath, key)
+        found = self._memo.get(memo)
+        if found is None:
+            found = self._memo[memo] = self._field(record, key)
+        return found
+
+    def _field(self, record: Record, key: str) -> tuple[str, str]:
         english = record.texts.get(key)
         if english is None:
             return "", "missing"

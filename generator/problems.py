@@ -26,5 +26,8 @@ class DataError(Exception):
         super().__init__(f"{len(problems)} problem(s) in data")
         self.problems = problems
 
+    def __reduce__(self):  # crosses process boundaries intact (languages render in parallel)
+        return (DataError, (self.problems,))
+
     def __str__(self) -> str:
         return "\n".join([f"{len(self.problems)} problem(s) in data:"] + [str(p) for p in self.problems])

@@ -5,10 +5,13 @@ language has built: a failed build leaves the previous site exactly as it was.
 """
 from __future__ import annotations
 
+import concurrent.futures
 import copy
 import json
+import multiprocessing
 import os
 import shutil
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,48 +82,73 @@ def _write_if_changed(path: Path, text: str) -> None:
 
 
 def generate(ds: Dataset, paths: Paths, langs=LANGS, timings: Timings | None = None) -> dict[str, Path]:
-    """Write every language's Markdown, assets and the JSON API under ``build/docs/<lang>``."""
+    """Write every language's Markdown, assets and the JSON API under ``build/docs/<lang>``.
+
+    Languages are independent, so they render in parallel processes (forked: they share the
+    loaded data) when the machine has more than one core and nothing else runs threads (the
+    live-reload server does; it renders in this process). Output is the same either way."""
     t0 = time.perf_counter()
-    docs_root = paths.build / "docs"
-    out = {}
-    for lang in langs:
-        lang_dir = docs_root / lang
-        wanted = set()
+    langs = list(langs)
+    workers = min(len(langs), os.cpu_count() or 1)
+    if workers > 1 and threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
+        global _FORKED
+        _FORKED = (ds, paths)
         try:
-            pages = render_language(ds, lang, paths.templates)
-        except MissingText as exc:
-            ui_file = (paths.data / "ui.yaml")
-            shown = ui_file.relative_to(paths.root).as_posix() if ui_file.is_relative_to(paths.root) else str(ui_file)
-            raise DataError([Problem(shown, 1, exc.args[0], "missing: the page templates need this interface text")]) from None
-        for page in pages:
-            target = lang_dir / page.path
-            _write_if_changed(target, page.text)
-            wanted.add(target)
-        # hand-written pages of this language, then shared static assets
-        for src_dir in (paths.static / lang, paths.static / "assets"):
-            if not src_dir.is_dir():
-                continue
-            for src in sorted(p for p in src_dir.rglob("*") if p.is_file()):
-                rel = src.relative_to(paths.static / lang if src_dir.name == lang else paths.static)
-                target = lang_dir / rel
-                target.parent.mkdir(parents=True, exist_ok=True)
-                if not target.exists() or target.read_bytes() != src.read_bytes():
-                    shutil.copyfile(src, target)
-                wanted.add(target)
-        if lang == "en":
-            wanted.update(write_api(ds, lang_dir))
-        wanted.add(write_client_data(ds, lang_dir))
-        feed = lang_dir / "feed.atom"
-        _write_if_changed(feed, atom(ds, lang))
-        wanted.add(feed)
-        # drop pages of records that no longer exist
-        if lang_dir.exists():
-            for stale in [p for p in lang_dir.rglob("*") if p.is_file() and p not in wanted]:
-                stale.unlink()
-        out[lang] = lang_dir
+            with concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+                out = dict(zip(langs, pool.map(_generate_forked, langs)))
+        finally:
+            _FORKED = None
+    else:
+        out = {lang: generate_language(ds, paths, lang) for lang in langs}
     if timings:
         timings.add("generate", time.perf_counter() - t0)
     return out
+
+
+_FORKED: tuple | None = None
+
+
+def _generate_forked(lang: str) -> Path:
+    ds, paths = _FORKED
+    return generate_language(ds, paths, lang)
+
+
+def generate_language(ds: Dataset, paths: Paths, lang: str) -> Path:
+    """One language's pages, assets, feed (and, for English, the JSON API)."""
+    lang_dir = paths.build / "docs" / lang
+    wanted = set()
+    try:
+        pages = render_language(ds, lang, paths.templates)
+    except MissingText as exc:
+        ui_file = (paths.data / "ui.yaml")
+        shown = ui_file.relative_to(paths.root).as_posix() if ui_file.is_relative_to(paths.root) else str(ui_file)
+        raise DataError([Problem(shown, 1, exc.args[0], "missing: the page templates need this interface text")]) from None
+    for page in pages:
+        target = lang_dir / page.path
+        _write_if_changed(target, page.text)
+        wanted.add(target)
+    # hand-written pages of this language, then shared static assets
+    for src_dir in (paths.static / lang, paths.static / "assets"):
+        if not src_dir.is_dir():
+            continue
+        for src in sorted(p for p in src_dir.rglob("*") if p.is_file()):
+            rel = src.relative_to(paths.static / lang if src_dir.name == lang else paths.static)
+            target = lang_dir / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if not target.exists() or target.read_bytes() != src.read_bytes():
+                shutil.copyfile(src, target)
+            wanted.add(target)
+    if lang == "en":
+        wanted.update(write_api(ds, lang_dir))
+    wanted.add(write_client_data(ds, lang_dir))
+    feed = lang_dir / "feed.atom"
+    _write_if_changed(feed, atom(ds, lang))
+    wanted.add(feed)
+    # drop pages of records that no longer exist
+    if lang_dir.exists():
+        for stale in [p for p in lang_dir.rglob("*") if p.is_file() and p not in wanted]:
+            stale.unlink()
+    return lang_dir
 
 
 def mkdocs_overrides(ds: Dataset, lang: str, docs_dir: Path, site_dir: Path, base_config: dict) -> dict:

@@ -8,6 +8,7 @@ then reaches the reader as text, whatever it contains.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import html
 import json
 import re
@@ -40,7 +41,13 @@ def escape_md(value) -> Markup:
     """Text that renders literally in Markdown and in HTML, attributes included."""
     if isinstance(value, Markup):
         return value
-    return Markup(clean(str(value)).translate(_ESCAPES))
+    return _escape_str(value if type(value) is str else str(value))
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def _escape_str(text: str) -> Markup:
+    # Pages repeat the same interface texts and names thousands of times: escape each once.
+    return Markup(clean(text).translate(_ESCAPES))
 
 
 def escape_title(value) -> str:
