@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import datetime as _dt
-import functools
 import hashlib
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -11,7 +10,6 @@ from typing import Any, Mapping
 from .yamlload import dotted
 
 
-@functools.lru_cache(maxsize=1 << 16)
 def digest(text: str) -> str:
     """The fingerprint a translation keeps of the English text it was made from."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]

@@ -84,7 +84,6 @@ class Context:
         self.ds = ds
         self.lang = lang
         self.loc = Localizer(ds, lang)
-        self._ui: dict[str, Markup] = {}
         self.months = [self.ui_plain(f"date.month.{i}") for i in range(1, 13)]
 
     # -- text
@@ -101,11 +100,8 @@ class Context:
         return body
 
     def ui(self, key: str) -> Markup:
-        found = self._ui.get(key)
-        if found is None:
-            self._need(key)
-            found = self._ui[key] = self.t(self.ds.ui, key)
-        return found
+        self._need(key)
+        return self.t(self.ds.ui, key)
 
     def ui_plain(self, key: str) -> str:
         self._need(key)

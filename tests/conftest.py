@@ -56,12 +56,18 @@ class DataTree:
         text = self.read(rel)
         self.write(rel, re.sub(rf"^{re.escape(field)}:.*\n", "", text, flags=re.M))
 
-    def use_real_ui(self) -> None:
-        """The shipped interface texts (templates and the diff command need all of them)."""
+    def use_real_ui(self, translations: bool = False) -> None:
+        """The shipped interface texts (templates and the diff command need all of them), and
+        with ``translations`` their shipped ko/zh/fr versions; otherwise the fixture's Korean
+        interface file, which would be stale, is dropped."""
         shutil.copyfile(ROOT / "data" / "ui.yaml", self.data / "ui.yaml")
-        stale = self.data / "translations" / "ko" / "ui.yaml"
-        if stale.exists():
-            stale.unlink()
+        for lang in ("ko", "zh", "fr"):
+            src, dest = ROOT / "data" / "translations" / lang / "ui.yaml", self.data / "translations" / lang / "ui.yaml"
+            if translations and src.exists():
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(src, dest)
+            elif not translations and dest.exists():
+                dest.unlink()
 
     def problems(self) -> list[str]:
         from generator.validate import load_dataset

@@ -166,12 +166,7 @@ def test_which_common_models_fit():
 def _site_tree(tmp_path) -> DataTree:
     """The fixture data with the project's interface texts and their translations."""
     t = DataTree(tmp_path)
-    shutil.copyfile(ROOT / "data" / "ui.yaml", t.data / "ui.yaml")
-    for lang in ("ko", "zh", "fr"):
-        src = ROOT / "data" / "translations" / lang / "ui.yaml"
-        if src.exists():
-            (t.data / "translations" / lang).mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(src, t.data / "translations" / lang / "ui.yaml")
+    t.use_real_ui(translations=True)
     return t
 
 

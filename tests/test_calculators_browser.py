@@ -13,7 +13,6 @@ import json
 import math
 import os
 import re
-import shutil
 import threading
 from pathlib import Path
 
@@ -48,12 +47,7 @@ def _build(base: Path, site_url: str | None = None) -> Path:
     from generator.site import Paths, build_site
 
     tree = DataTree(base)
-    shutil.copyfile(ROOT / "data" / "ui.yaml", tree.data / "ui.yaml")
-    for lang in ("ko", "zh", "fr"):
-        src = ROOT / "data" / "translations" / lang / "ui.yaml"
-        if src.exists():
-            (tree.data / "translations" / lang).mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(src, tree.data / "translations" / lang / "ui.yaml")
+    tree.use_real_ui(translations=True)
     tree.write("revisions/2019-04-03.yaml", tree.read("revisions/2019-04-03.yaml") + TREE_YAML)
     env = {"SOURCE_DATE_EPOCH": EPOCH, "WHICHGPU_SITE_URL": site_url}
     old = {k: os.environ.get(k) for k in env}

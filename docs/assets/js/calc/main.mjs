@@ -19,8 +19,7 @@ const MODULES = {
 const NEEDS_DATA = new Set(["llm", "picker", "tree"]);
 
 function loadData() {
-  if (window.WG_DATA) return Promise.resolve(window.WG_DATA);
-  return window.WG && window.WG.loadData ? window.WG.loadData() : Promise.resolve(null);
+  return window.WG && window.WG.loadData ? window.WG.loadData() : Promise.resolve(window.WG_DATA || null);
 }
 
 function context(dom, root, data) {
