@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from .problems import DataError
-from .schema import TRANSLATED_LANGS
+from .locales import LANGS, TRANSLATED_LANGS
 
 
 def _print_problems(problems, out=sys.stderr) -> None:
@@ -30,7 +30,8 @@ def cmd_validate(args) -> int:
         return 1
     c = ds.counts()
     stale = len(stale_translations(ds))
-    print(f"ok: {c['gpus']} GPUs, {c['revisions']} revisions, {c['personas']} personas, "
+    print(f"ok: {c['gpus']} GPUs, {c['revisions']} revisions, {c['personas']} personas, {c['models']} models, "
+          f"{c['measurements']} measurements, {c['prices']} price observations, "
           f"{c['translations']} translations ({stale} stale)")
     return 0
 
@@ -53,9 +54,9 @@ def cmd_build(args) -> int:
     try:
         if args.no_mkdocs:
             ds = load_or_fail(paths)
-            generate(ds, paths, langs or ("en", "ko", "zh", "fr"), timings)
+            generate(ds, paths, langs or LANGS, timings)
         else:
-            build_site(paths, langs or ("en", "ko", "zh", "fr"), timings)
+            build_site(paths, langs or LANGS, timings)
     except DataError as exc:
         _print_problems(exc.problems)
         n = len([p for p in exc.problems if p.level == "error"])
@@ -159,7 +160,7 @@ def main(argv=None) -> int:
     p = sub.add_parser("build", help="validate, generate pages and build the four-language site into site/")
     p.add_argument("--data", default=None, help="data folder (default: data)")
     p.add_argument("--site-dir", default=None, help="output folder (default: site)")
-    p.add_argument("--lang", action="append", choices=["en", "ko", "zh", "fr"], help="build only these languages (repeatable)")
+    p.add_argument("--lang", action="append", choices=list(LANGS), help="build only these languages (repeatable)")
     p.add_argument("--no-mkdocs", action="store_true", help="only generate Markdown and JSON under build/docs")
     p.set_defaults(func=cmd_build)
 
@@ -180,7 +181,7 @@ def main(argv=None) -> int:
     p.add_argument("revisions", nargs="*", metavar="REVISION", help="two of: YYYY-MM-DD, latest, previous")
     p.add_argument("--data-ref", metavar="REF", help="compare the working tree's data/ with data/ at this git ref")
     p.add_argument("--format", choices=["text", "markdown", "json"], default="text")
-    p.add_argument("--lang", choices=["en", "ko", "zh", "fr"], default="en", help="language of names and labels")
+    p.add_argument("--lang", choices=list(LANGS), default="en", help="language of names and labels")
     p.add_argument("--color", choices=["auto", "always", "never"], default="auto", help="colour text output (auto: only on a terminal)")
     p.add_argument("--data", default="data")
     p.set_defaults(func=cmd_diff)

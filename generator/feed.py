@@ -6,7 +6,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from .api import generated_at
 from .model import Dataset, Localizer
-from .render import HTML_LANG
+from .locales import locale
 from .text import clean, format_date
 
 
@@ -36,7 +36,7 @@ def atom(ds: Dataset, lang: str) -> str:
     updated = f"{ds.latest.id}T00:00:00Z" if ds.revisions else generated_at()
     return (
         "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
-        f"<feed xmlns=\"http://www.w3.org/2005/Atom\" xml:lang={quoteattr(HTML_LANG[lang])}>\n"
+        f"<feed xmlns=\"http://www.w3.org/2005/Atom\" xml:lang={quoteattr(locale(lang).html_lang)}>\n"
         f"  <id>tag:whichgpu,2014:revisions/{lang}</id>\n"
         f"  <title>{text(loc.ui('feed.title'))}</title>\n"
         f"  <subtitle>{text(loc.ui('site.description'))}</subtitle>\n"

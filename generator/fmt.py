@@ -15,6 +15,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from . import records
+from .kinds import BY_FOLDER, KINDS
 from .schema import Lazy, List, Map, OneOf, Record
 
 SCHEMA_LINE = "# yaml-language-server: $schema={rel}schema/{name}.schema.json"
@@ -23,19 +24,12 @@ SCHEMA_LINE = "# yaml-language-server: $schema={rel}schema/{name}.schema.json"
 def kind_of(rel: str) -> tuple[str, object] | None:
     """(schema name, type) of a file by its path relative to data/."""
     parts = rel.split("/")
-    if parts[0] == "gpus" and len(parts) == 3:
-        return "gpu", records.GPU
-    if parts[0] == "revisions" and len(parts) == 2:
-        return "revision", records.REVISION
-    if parts[0] == "topics" and len(parts) == 2:
-        return "topic", records.TOPIC
-    if rel == "personas.yaml":
-        return "personas", records.PERSONAS
-    if rel == "ui.yaml":
-        return "ui", records.UI
     if parts[0] == "translations" and len(parts) >= 3:
         return "translation", records.TRANSLATION
-    return None
+    kind = BY_FOLDER.get(parts[0])
+    if kind is None or len(parts) != (kind.depth + 1 if kind.depth else 1):
+        return None
+    return kind.schema_file, kind.schema
 
 
 def _yaml() -> YAML:
@@ -129,12 +123,7 @@ def run(args) -> int:
 
 # ----------------------------------------------------------------- JSON Schema files
 
-SCHEMAS = {
-    "gpu": (records.GPU, "A GPU or accelerator: data/gpus/<vendor>/<id>.yaml"),
-    "revision": (records.REVISION, "A dated revision of the advice: data/revisions/<YYYY-MM-DD>.yaml"),
-    "topic": (records.TOPIC, "A background topic: data/topics/<id>.yaml"),
-    "personas": (records.PERSONAS, "The reader profiles: data/personas.yaml"),
-    "ui": (records.UI, "Interface text in English: data/ui.yaml"),
+SCHEMAS = {k.schema_file: (k.schema, k.title) for k in KINDS} | {
     "translation": (records.TRANSLATION, "A translation file: data/translations/<lang>/<path of the English file>"),
 }
 

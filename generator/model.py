@@ -50,6 +50,9 @@ class Dataset:
     gpus: dict[str, Record] = field(default_factory=dict)
     revisions: list[Record] = field(default_factory=list)  # oldest first
     topics: list[Record] = field(default_factory=list)  # by their order field
+    models: dict[str, Record] = field(default_factory=dict)
+    measurements: list[Record] = field(default_factory=list)  # one per source file, by id
+    prices: dict[str, Record] = field(default_factory=dict)  # GPU id -> its dated observations
     personas: Record | None = None
     ui: Record | None = None
     # lang -> relpath -> dotted key -> Translation
@@ -71,7 +74,10 @@ class Dataset:
     def counts(self) -> dict[str, int]:
         n = sum(len(keys) for per_lang in self.translations.values() for keys in per_lang.values())
         return {"gpus": len(self.gpus), "revisions": len(self.revisions),
-                "personas": len(self.persona_ids()), "translations": n}
+                "personas": len(self.persona_ids()), "models": len(self.models),
+                "measurements": sum(len(m.get("results") or ()) for m in self.measurements),
+                "prices": sum(len(p.get("observations") or ()) for p in self.prices.values()),
+                "translations": n}
 
 
 class Localizer:

@@ -24,6 +24,24 @@ def rule_dense_not_above_sparse(gpu, ctx, kp):
         ctx.err(kp + ("fp16_tensor_tflops_sparse",), "a sparse figure needs the dense figure beside it")
 
 
+def rule_low_precision_dense_not_above_sparse(gpu, ctx, kp):
+    for bits in ("fp8", "fp4"):
+        dense, sparse = gpu.get(f"{bits}_tensor_tflops"), gpu.get(f"{bits}_tensor_tflops_sparse")
+        if dense is not None and sparse is not None and dense > sparse:
+            ctx.err(kp + (f"{bits}_tensor_tflops",),
+                    f"dense {dense:g} is above sparse {sparse:g}; the sparse figure goes in {bits}_tensor_tflops_sparse")
+        if sparse is not None and dense is None:
+            ctx.err(kp + (f"{bits}_tensor_tflops_sparse",), "a sparse figure needs the dense figure beside it")
+
+
+def rule_unified_memory_share(gpu, ctx, kp):
+    unified, share = gpu.get("unified_memory"), gpu.get("gpu_memory_share")
+    if unified and share is None:
+        ctx.err(kp, "unified_memory is true: give gpu_memory_share, the share of memory_gb the GPU may use (e.g. 0.75)")
+    if share is not None and not unified:
+        ctx.err(kp + ("gpu_memory_share",), "gpu_memory_share applies to unified memory only; set unified_memory: true or remove it")
+
+
 def rule_tensor_cores_consistent(gpu, ctx, kp):
     has, dense = gpu.get("tensor_cores"), gpu.get("fp16_tensor_tflops")
     if has is False and dense is not None:
@@ -78,6 +96,18 @@ GPU = Record({
     "tensor_cores": F(Bool()),
     "tdp_w": F(Number(maximum=3000), nullable=True),
     "launch_price_usd": F(Number(maximum=500000), nullable=True, doc="launch MSRP in USD"),
+    "fp8_tensor_tflops": F(Number(maximum=40000), required=False, nullable=True,
+                           doc="DENSE FP8 tensor throughput; null or absent without FP8 units"),
+    "fp8_tensor_tflops_sparse": F(Number(maximum=80000), required=False, nullable=True, doc="FP8 with 2:4 sparsity"),
+    "fp4_tensor_tflops": F(Number(maximum=80000), required=False, nullable=True, doc="DENSE FP4 tensor throughput"),
+    "fp4_tensor_tflops_sparse": F(Number(maximum=160000), required=False, nullable=True, doc="FP4 with 2:4 sparsity"),
+    "unified_memory": F(Bool(), required=False, doc="memory shared with the CPU (Apple M-series, GB10)"),
+    "gpu_memory_share": F(Number(maximum=1), required=False,
+                          doc="with unified_memory: the share of memory_gb the GPU may use by default"),
+    "interconnect": F(Record({
+        "name": F(Str(max_len=60), doc="e.g. NVLink 5, Infinity Fabric, ICI"),
+        "bandwidth_gbs": F(Number(maximum=100000), required=False, doc="GPU-to-GPU GB/s per GPU, both directions"),
+    }), required=False, doc="the GPU-to-GPU link"),
     "compute_capability": F(Str(max_len=6, pattern=__import__("re").compile(r"^\d+\.\d+$"),
                                 hint='a quoted version such as "7.5"'), required=False),
     "segment": F(Enum(SEGMENTS)),
@@ -86,7 +116,8 @@ GPU = Record({
     "discrepancies": F(Map(Enum(SOURCED_FIELDS), Text(max_len=600)), required=False,
                        doc="field -> why this record differs from the reference dataset that check-specs compares with"),
     "sources": F(List(SOURCE, min_items=1), doc="public URLs; every number is covered by one"),
-}, rules=(rule_dense_not_above_sparse, rule_tensor_cores_consistent,
+}, rules=(rule_dense_not_above_sparse, rule_low_precision_dense_not_above_sparse, rule_unified_memory_share,
+          rule_tensor_cores_consistent,
           rule_compute_capability_nvidia_only, rule_every_number_sourced))
 
 # ---------------------------------------------------------------- revision rules

@@ -17,7 +17,8 @@ from markupsafe import Markup
 from .model import Dataset, Localizer, Record
 import re
 
-from .schema import ID_RE, LANGS
+from .locales import DEFAULT_LANG, LOCALES
+from .schema import ID_RE
 
 DATE_ID_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 NAV_REVISIONS = 6
@@ -31,8 +32,6 @@ CALCULATORS = (("calc.nav_overview", "index"), ("calc.dense.heading", "memory-de
 PLACEHOLDER = re.compile(r"(\{[a-z_]+\})")
 from .text import escape_md, escape_title, format_date, format_number, yaml_str
 
-LANG_NAMES = {"en": "English", "ko": "한국어", "zh": "简体中文", "fr": "Français"}
-HTML_LANG = {"en": "en", "ko": "ko", "zh": "zh-Hans", "fr": "fr"}
 
 
 @dataclass(frozen=True)
@@ -320,11 +319,11 @@ def nav(ds: Dataset, lang: str, templates_dir: Path | None = None) -> list:
 
 def alternates(lang: str) -> list[dict]:
     """Language switcher entries, relative to this language's root."""
-    up = "" if lang == "en" else "../"
+    up = "" if lang == DEFAULT_LANG else "../"
     out = []
-    for other in LANGS:
-        link = (up or "./") if other == "en" else f"{up}{other}/"
-        out.append({"name": LANG_NAMES[other], "lang": HTML_LANG[other], "link": link})
+    for other in LOCALES:
+        link = (up or "./") if other.code == DEFAULT_LANG else f"{up}{other.code}/"
+        out.append({"name": other.name, "lang": other.html_lang, "link": link})
     return out
 
 

@@ -13,22 +13,24 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from .locales import LANGS, TRANSLATED_LANGS  # noqa: F401  (re-exported)
 from .yamlload import INVALID
 
-VENDORS = ("nvidia", "amd", "intel", "google")
+VENDORS = ("nvidia", "amd", "intel", "google", "apple")
 SEGMENTS = ("consumer", "workstation", "datacenter", "cloud")
-LANGS = ("en", "ko", "zh", "fr")
-TRANSLATED_LANGS = ("ko", "zh", "fr")
 GPU_NUMBER_FIELDS = (
     "memory_gb", "memory_bandwidth_gbs", "fp32_tflops", "fp16_tensor_tflops",
     "fp16_tensor_tflops_sparse", "tdp_w", "launch_price_usd",
+    "fp8_tensor_tflops", "fp8_tensor_tflops_sparse", "fp4_tensor_tflops", "fp4_tensor_tflops_sparse",
+    "gpu_memory_share",
 )
-SOURCED_FIELDS = GPU_NUMBER_FIELDS + ("release_date", "compute_capability", "memory_type", "architecture")
+SOURCED_FIELDS = GPU_NUMBER_FIELDS + ("release_date", "compute_capability", "memory_type", "architecture", "interconnect")
 AVOID_CLASSES = ("tesla", "quadro", "founders-edition")
 WORKLOADS = ("overall", "cnn", "rnn", "transformer", "dense", "inference-8bit", "training-16bit")
 NETWORKS = ("cnn", "rnn", "transformer", "dense")
 FEATURES = ("tensor-cores", "flops", "memory-bandwidth", "fp16-capability", "memory-size")
 PRICE_KINDS = ("launch", "street", "used", "cloud-hourly")
+CLOUD_PRICING = ("on-demand", "spot", "reserved")
 VERDICTS = ("recommended", "usable", "not-recommended", "cloud-only")
 VENDOR_TOPICS = ("nvidia", "amd", "intel-xeon-phi", "intel", "google-tpu", "aws-azure", "startups")
 CHANGE_TYPES = ("recommendation-added", "recommendation-removed", "comparison-added",

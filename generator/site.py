@@ -22,20 +22,11 @@ from .api import write_api, write_client_data
 from .feed import atom
 from .model import Dataset, Localizer
 from .problems import DataError, Problem
-from .render import HTML_LANG, MissingText, alternates, nav, render_language
-from .schema import LANGS
+from .locales import LANGS, locale
+from .render import MissingText, alternates, nav, render_language
 from .validate import load_dataset
 
 ROOT = Path(__file__).resolve().parent.parent
-
-SEARCH = {
-    "en": {"search": {}},
-    "ko": {"search": {}},
-    # jieba segments Chinese at build time; the separator also splits on U+200B and CJK punctuation
-    "zh": {"search": {"lang": ["en", "zh"], "separator": "[\\s\\u200b\\u3000\\-、。，．？！；]+"}},
-    "fr": {"search": {"lang": ["fr", "en"]}},
-}
-
 
 @dataclass
 class Paths:
@@ -157,10 +148,10 @@ def mkdocs_overrides(ds: Dataset, lang: str, docs_dir: Path, site_dir: Path, bas
     theme["language"] = lang
     extra = dict(base_config.get("extra") or {})
     extra["alternate"] = alternates(lang)
-    extra["html_lang"] = HTML_LANG[lang]
+    extra["html_lang"] = locale(lang).html_lang
     extra["feed_title"] = Localizer(ds, lang).ui("feed.title")
     plugins = [p for p in (base_config.get("plugins") or []) if not (p == "search" or (isinstance(p, dict) and "search" in p))]
-    plugins = [copy.deepcopy(SEARCH[lang])] + plugins
+    plugins = [{"search": copy.deepcopy(locale(lang).search)}] + plugins
     out = {}
     site_url = os.environ.get("WHICHGPU_SITE_URL")
     if site_url:  # the published address; instant navigation needs it to match the page origin

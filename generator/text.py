@@ -16,6 +16,8 @@ import unicodedata
 
 from markupsafe import Markup
 
+from .locales import locale
+
 # HTML metacharacters plus everything Markdown (and its extensions: tables, attr_list,
 # admonitions, emphasis, links, code, footnotes, abbreviations) can act on.
 _MD_SPECIAL = set("&<>\"'\\`*_{}[]()#+-.!|~:=^$%@")
@@ -66,15 +68,16 @@ def slug(value: str) -> str:
 
 
 def format_number(value, lang: str, digits: int | None = None) -> str:
-    """1234.5 -> '1,234.5' (en, ko, zh) or '1 234,5' (fr)."""
+    """1234.5 -> '1,234.5' (en, ko, zh) or '1 234,5' (fr): separators from the locale table."""
     if value is None:
         return ""
     if digits is None:
         text = f"{value:,.3f}".rstrip("0").rstrip(".") if isinstance(value, float) else f"{value:,}"
     else:
         text = f"{value:,.{digits}f}"
-    if lang == "fr":
-        text = text.replace(",", "\u202f").replace(".", ",")
+    loc = locale(lang)
+    if (loc.group, loc.decimal) != (",", "."):
+        text = text.replace(",", "\x00").replace(".", loc.decimal).replace("\x00", loc.group)
     return text
 
 
@@ -82,12 +85,6 @@ def format_date(value: _dt.date | str, lang: str, months: list[str]) -> str:
     """A long date in the reader's language; ``months`` are the 12 localized month names."""
     if isinstance(value, str):
         value = _dt.date.fromisoformat(value)
-    month = months[value.month - 1]
-    if lang in ("ko",):
-        return f"{value.year}년 {value.month}월 {value.day}일"
-    if lang == "zh":
-        return f"{value.year}年{value.month}月{value.day}日"
-    if lang == "fr":
-        day = "1er" if value.day == 1 else str(value.day)
-        return f"{day} {month} {value.year}"
-    return f"{value.day} {month} {value.year}"
+    loc = locale(lang)
+    day = loc.first_day.format(day=value.day) if value.day == 1 else str(value.day)
+    return loc.date.format(day=day, month=months[value.month - 1], month_number=value.month, year=value.year)

@@ -7,19 +7,26 @@ per-record rules live in :mod:`generator.records`.
 """
 from __future__ import annotations
 
+import collections
 import datetime as _dt
 import difflib
 import os
 import re
 from pathlib import Path
 
-from . import records
+from .kinds import BY_NAME, KINDS
+from .records import TRANSLATION
 from .model import Dataset, Record, Translation, digest, freeze, today_utc
 from .problems import Problem
 from .schema import ID_RE, LANGS, TRANSLATED_LANGS, Ctx, walk_text
 from .yamlload import Document, dotted, load_file
 
 KNOWN_DOCS = ("README.md", "schema")  # things in data/ that are not records
+
+
+def _usd_keypaths(data) -> list[tuple]:
+    obs = data.get("observations") if isinstance(data, dict) else None
+    return [("observations", i, "usd") for i in range(len(obs))] if isinstance(obs, list) else []
 
 
 def _shown(path: Path, root: Path) -> str:
@@ -82,6 +89,10 @@ class _Loader:
         self.refs: list[tuple[str, str, Document, tuple]] = []
         self.ds = Dataset()
         self.english_docs: dict[str, tuple] = {}  # relpath -> (schema, Record)
+        self.broken: dict[str, set[str]] = collections.defaultdict(set)  # kind -> ids of unreadable files
+        self.broken_files: dict[str, Path] = {}  # relpath -> path of each unreadable file
+        self.unchecked: collections.Counter = collections.Counter()  # unreadable file -> what was skipped
+        self.lines: dict[str, dict] = {}  # relpath -> keypath -> line, for rules across files
 
     def shown(self, path: Path) -> str:
         return _shown(path, self.root)
@@ -104,6 +115,8 @@ class _Loader:
         rel = path.relative_to(self.data_dir).as_posix()
         texts = {dotted(kp): text for kp, text in walk_text(schema, doc.data)}
         rec = Record(ident, rel, freeze(doc.data), freeze(texts))
+        if rel.startswith("prices/"):
+            self.lines[rel] = {kp: doc.line(kp) for kp in _usd_keypaths(doc.data)}
         self.english_docs[rel] = (schema, rec)
         return rec
 
@@ -114,24 +127,27 @@ class _Loader:
             self.problems.append(Problem(self.shown(self.data_dir), 1, "", "data folder not found"))
             return
         self.walk_unexpected()
-        self.load_gpus()
-        self.load_revisions()
-        self.load_topics()
-        self.load_single("personas.yaml", records.PERSONAS, "personas")
-        self.load_single("ui.yaml", records.UI, "ui")
+        for kind in KINDS:
+            if kind.depth == 0:
+                self.load_single(kind)
+            else:
+                self.load_kind(kind)
         self.check_refs()
+        self.check_named_by()
         self.load_translations()
+        self.check_prices()
+        self.report_unchecked()
 
     def walk_unexpected(self) -> None:
-        expected_dirs = {"gpus", "revisions", "topics", "translations"}
+        known = {k.folder: k for k in KINDS}
         for entry in sorted(self.data_dir.iterdir()):
-            if entry.name.startswith(".") or entry.name in KNOWN_DOCS:
+            if entry.name.startswith(".") or entry.name in KNOWN_DOCS or entry.name == "translations":
                 continue
-            if entry.is_dir() and entry.name in expected_dirs:
+            kind = known.get(entry.name)
+            if kind is not None and entry.is_dir() == (kind.depth > 0):
                 continue
-            if entry.is_file() and entry.name in ("personas.yaml", "ui.yaml"):
-                continue
-            self.problem(entry, 1, "", "unexpected file or folder in data/ (records go in gpus/, revisions/, topics/, translations/, personas.yaml, ui.yaml)")
+            where = ", ".join(f"{k.folder}/" if k.depth else k.folder for k in KINDS)
+            self.problem(entry, 1, "", f"unexpected file or folder in data/ (records go in {where}, translations/)")
 
     def yaml_files(self, folder: Path, depth: int) -> list[Path]:
         """Files ``depth`` levels below ``folder``; anything else is reported."""
@@ -156,63 +172,111 @@ class _Loader:
                     out.append(p)
         return out
 
-    def load_gpus(self) -> None:
+    def load_kind(self, kind) -> None:
         seen: dict[str, Path] = {}
-        for path in self.yaml_files(self.data_dir / "gpus", 2):
-            doc, ctx = self.read(path, records.GPU)
-            if doc is None:
+        loaded = []
+        for path in self.yaml_files(self.data_dir / kind.folder, kind.depth):
+            doc, ctx = self.read(path, kind.schema)
+            if doc is None:  # unreadable: one problem, and nothing that depends on it is checked
+                self.broken[kind.name].add(path.stem)
+                self.broken_files[path.relative_to(self.data_dir).as_posix()] = path
                 continue
-            ident = rule_id_matches_filename(path, ctx)
-            rule_vendor_matches_folder(path, doc, ctx)
+            if kind.ident == "date":
+                ident = rule_revision_date_matches_filename(path, doc, ctx)
+            else:
+                ident = rule_id_matches_filename(path, ctx)
+            if kind.name == "gpu":
+                rule_vendor_matches_folder(path, doc, ctx)
             self.problems += ctx.problems
             if ident is None:
                 continue
             if ident in seen:
-                self.problem(path, 1, "", f"duplicate GPU id {ident!r}: also {self.shown(seen[ident])}")
+                self.problem(path, 1, "", f"duplicate {kind.label or kind.name} id {ident!r}: also {self.shown(seen[ident])}")
                 continue
             seen[ident] = path
-            self.ds.gpus[ident] = self.make_record(ident, path, doc, records.GPU)
+            loaded.append(self.make_record(ident, path, doc, kind.schema))
+        if kind.collection == "map":
+            setattr(self.ds, kind.attr, {rec.id: rec for rec in loaded})
+        else:
+            field_name = kind.order_field
+            setattr(self.ds, kind.attr, sorted(loaded, key=lambda r: ((r.get(field_name, 0) if field_name else 0), r.id)))
 
-    def load_revisions(self) -> None:
-        revs = []
-        for path in self.yaml_files(self.data_dir / "revisions", 1):
-            doc, ctx = self.read(path, records.REVISION)
-            if doc is None:
-                continue
-            ident = rule_revision_date_matches_filename(path, doc, ctx)
-            self.problems += ctx.problems
-            if ident is not None:
-                revs.append(self.make_record(ident, path, doc, records.REVISION))
-        self.ds.revisions = sorted(revs, key=lambda r: r.id)
-
-    def load_topics(self) -> None:
-        topics = []
-        for path in self.yaml_files(self.data_dir / "topics", 1):
-            doc, ctx = self.read(path, records.TOPIC)
-            if doc is None:
-                continue
-            ident = rule_id_matches_filename(path, ctx)
-            self.problems += ctx.problems
-            if ident is not None:
-                topics.append(self.make_record(ident, path, doc, records.TOPIC))
-        self.ds.topics = sorted(topics, key=lambda r: (r.get("order", 0), r.id))
-
-    def load_single(self, name: str, schema, attr: str) -> None:
-        path = self.data_dir / name
+    def load_single(self, kind) -> None:
+        path = self.data_dir / kind.folder
         if not path.is_file():
-            self.problem(path, 1, "", f"missing: data/{name} is required")
+            self.problem(path, 1, "", f"missing: data/{kind.folder} is required")
             return
-        doc, ctx = self.read(path, schema)
-        if doc is not None:
-            self.problems += ctx.problems
-            setattr(self.ds, attr, self.make_record(path.stem, path, doc, schema))
+        doc, ctx = self.read(path, kind.schema)
+        if doc is None:
+            self.broken_files[kind.folder] = path
+            self.broken[kind.name].add("*")
+            return
+        self.problems += ctx.problems
+        setattr(self.ds, kind.attr, self.make_record(path.stem, path, doc, kind.schema))
+
+    def known_ids(self, name: str) -> set[str]:
+        if name == "persona":
+            return set(self.ds.persona_ids())
+        value = getattr(self.ds, BY_NAME[name].attr)
+        return set(value) if isinstance(value, dict) else {r.id for r in value}
 
     def check_refs(self) -> None:
-        known = {"gpu": set(self.ds.gpus), "persona": set(self.ds.persona_ids())}
+        known = {name: self.known_ids(name) for name in {kind for kind, *_ in self.refs}}
         for kind, ident, doc, kp in self.refs:
-            if ident not in known[kind]:
-                self.problems.append(Problem(doc.path, doc.line(kp), dotted(kp),
-                                             f"unknown {kind} id {ident!r}{_near(ident, known[kind])}"))
+            if ident in known[kind]:
+                continue
+            if ident in self.broken[kind] or "*" in self.broken[kind]:
+                self.unchecked[self._broken_path(kind, ident)] += 1
+                continue
+            self.problems.append(Problem(doc.path, doc.line(kp), dotted(kp),
+                                         f"unknown {kind} id {ident!r}{_near(ident, known[kind])}"))
+
+    def _broken_path(self, kind: str, ident: str) -> Path:
+        folder = BY_NAME[kind].folder
+        for rel, path in self.broken_files.items():
+            if rel == folder or (rel.startswith(folder + "/") and path.stem == ident):
+                return path
+        return self.data_dir / folder
+
+    def check_named_by(self) -> None:
+        """Files named by another kind's ids (prices/<gpu-id>.yaml) name an existing record."""
+        for kind in KINDS:
+            if not kind.id_of:
+                continue
+            known = self.known_ids(kind.id_of)
+            for ident, rec in getattr(self.ds, kind.attr).items():
+                if ident in known:
+                    continue
+                path = self.data_dir / rec.relpath
+                if ident in self.broken[kind.id_of]:
+                    self.unchecked[self._broken_path(kind.id_of, ident)] += 1
+                    continue
+                self.problem(path, 1, "", f"{kind.folder}/ files are named after a {kind.id_of} id; "
+                             f"{ident!r} is not one{_near(ident, known)}")
+
+    def check_prices(self) -> None:
+        """Plausible ratios: a used or street price far above the card's launch price is reported."""
+        for gid, rec in self.ds.prices.items():
+            gpu = self.ds.gpus.get(gid)
+            launch = gpu.get("launch_price_usd") if gpu else None
+            if not launch:
+                continue
+            doc_path = self.data_dir / rec.relpath
+            for i, obs in enumerate(rec.get("observations") or ()):
+                if obs.get("kind") in ("used", "street") and obs.get("usd", 0) > 2 * launch:
+                    line = self.lines.get(rec.relpath, {}).get(("observations", i, "usd"), 1)
+                    self.problems.append(Problem(self.shown(doc_path), line, f"observations.{i}.usd",
+                                                 f"{obs['kind']} price {obs['usd']:g} USD is above twice the launch "
+                                                 f"price ({launch:g} USD); check the figure or explain it in note",
+                                                 "warning"))
+
+    def report_unchecked(self) -> None:
+        for path, count in sorted(self.unchecked.items()):
+            self.problem_note(path, f"{count} reference(s) or translation(s) of this file were not checked "
+                                    "because it could not be read")
+
+    def problem_note(self, path: Path, message: str) -> None:
+        self.problems.append(Problem(self.shown(path), 1, "", message, "note"))
 
     def load_translations(self) -> None:
         base = self.data_dir / "translations"
@@ -237,11 +301,14 @@ class _Loader:
 
     def load_translation(self, lang: str, lang_dir: Path, path: Path, table: dict) -> None:
         rel = path.relative_to(lang_dir).as_posix()
-        doc, ctx = self.read(path, records.TRANSLATION)
+        doc, ctx = self.read(path, TRANSLATION)
         if doc is None:
             return
         self.problems += ctx.problems
         english = self.english_docs.get(rel)
+        if english is None and rel in self.broken_files:
+            self.unchecked[self.broken_files[rel]] += 1
+            return
         if english is None:
             self.problem(path, 1, "", f"translation of an unknown record: data/{rel} does not exist{_near(rel, self.english_docs)}")
             return
@@ -295,13 +362,15 @@ def _record_by_rel(ds: Dataset, rel: str) -> Record | None:
 
 
 def all_records(ds: Dataset):
-    yield from ds.gpus.values()
-    yield from ds.revisions
-    yield from ds.topics
-    if ds.personas:
-        yield ds.personas
-    if ds.ui:
-        yield ds.ui
+    """Every record of every kind, in the order of the kinds registry."""
+    for kind in KINDS:
+        value = getattr(ds, kind.attr)
+        if value is None:
+            continue
+        if kind.collection == "single":
+            yield value
+        else:
+            yield from (value.values() if isinstance(value, dict) else value)
 
 
 __all__ = ["load_dataset", "stale_translations", "all_records", "LANGS"]

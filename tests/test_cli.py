@@ -13,7 +13,8 @@ def test_validate_clean_data_prints_one_summary_line():
     assert result.returncode == 0, result.stderr
     lines = result.stdout.strip().splitlines()
     assert len(lines) == 1
-    assert re.match(r"^ok: \d+ GPUs, \d+ revisions, \d+ personas, \d+ translations \(\d+ stale\)$", lines[0])
+    assert re.match(r"^ok: \d+ GPUs, \d+ revisions, \d+ personas, \d+ models, \d+ measurements, \d+ price observations, "
+                    r"\d+ translations \(\d+ stale\)$", lines[0])
 
 
 def test_validate_reports_every_problem_and_exits_1(tree):

@@ -1,0 +1,126 @@
+"""Plain dicts for the engine, from the dataset's Records or straight from the YAML files.
+
+The engine takes three kinds of plain dict:
+
+- a model: the fields of ``data/models/<id>.yaml`` plus ``id``;
+- a GPU: the fields of ``data/gpus/<vendor>/<id>.yaml`` plus ``id``;
+- a measurement: one result of ``data/measurements/<file>.yaml`` with the file-level fields
+  (``publisher``, ``runtime``, ``runtime_version``, ``date``, ``url``) merged in, a result's own
+  field winning, plus ``source`` (the file id).
+
+``from_dataset(ds)`` turns a loaded Dataset into a ``Bundle``; it reads ``ds.models`` and
+``ds.measurements`` when the loader exposes them and otherwise reads ``data/models`` and
+``data/measurements`` itself with ``generator.yamlload.load_file``. ``load_bundle(path)`` does the
+whole load and returns the data problems beside it.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..yamlload import load_file
+
+FILE_LEVEL = ("publisher", "runtime", "runtime_version", "date", "url", "title")
+
+
+def plain(value):
+    """Frozen Record data (mappingproxy, tuples) -> dicts and lists; dates -> ISO strings."""
+    if hasattr(value, "items"):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, (_dt.date, _dt.datetime)):
+        return value.isoformat()[:10]
+    return value
+
+
+def record_dict(record, ident: str | None = None) -> dict:
+    data = plain(record.data if hasattr(record, "data") else record)
+    data["id"] = ident or getattr(record, "id", None) or data.get("id")
+    return data
+
+
+def flatten_measurements(file_data: dict, source: str) -> list[dict]:
+    """One dict per result, with the file-level fields merged in."""
+    out = []
+    base = {k: file_data.get(k) for k in FILE_LEVEL if file_data.get(k) is not None}
+    for i, result in enumerate(file_data.get("results") or []):
+        row = dict(base)
+        row.update(plain(result))
+        row["source"] = source
+        row["index"] = i
+        out.append(row)
+    return out
+
+
+@dataclass
+class Bundle:
+    models: dict[str, dict] = field(default_factory=dict)
+    gpus: dict[str, dict] = field(default_factory=dict)
+    measurements: list[dict] = field(default_factory=list)
+    revisions: list[dict] = field(default_factory=list)  # oldest first
+    problems: list = field(default_factory=list)
+
+
+def _read_folder(folder: Path, root: Path, problems: list) -> dict[str, dict]:
+    out = {}
+    if not folder.is_dir():
+        return out
+    for path in sorted(folder.rglob("*.yaml")):
+        try:
+            shown = str(path.relative_to(root))
+        except ValueError:
+            shown = str(path)
+        doc, probs = load_file(path, shown)
+        problems.extend(p for p in probs if getattr(p, "level", "error") == "error")
+        if doc is not None and isinstance(doc.data, dict):
+            out[path.stem] = plain(doc.data)
+    return out
+
+
+def from_dataset(ds, data_dir: Path | None = None) -> Bundle:
+    b = Bundle()
+    b.gpus = {gid: record_dict(rec, gid) for gid, rec in sorted(ds.gpus.items())}
+    b.revisions = [record_dict(rec) for rec in ds.revisions]
+    models = getattr(ds, "models", None)
+    measurements = getattr(ds, "measurements", None)
+    data_dir = Path(data_dir or "data")
+    if models is not None:
+        b.models = {mid: record_dict(rec, mid) for mid, rec in sorted(models.items())}
+    else:
+        b.models = {k: dict(v, id=k) for k, v in _read_folder(data_dir / "models", data_dir.parent, b.problems).items()}
+    if measurements is not None:
+        for rec in sorted(measurements, key=lambda r: r.id):
+            b.measurements.extend(flatten_measurements(plain(rec.data), rec.id))
+    else:
+        for ident, data in sorted(_read_folder(data_dir / "measurements", data_dir.parent, b.problems).items()):
+            b.measurements.extend(flatten_measurements(data, ident))
+    return b
+
+
+def load_bundle(data_dir: Path) -> Bundle:
+    """Validate ``data_dir`` and return its Bundle; ``problems`` holds the errors when there are any."""
+    from ..validate import load_dataset
+
+    data_dir = Path(data_dir)
+    ds, problems = load_dataset(data_dir)
+    errors = [p for p in problems if p.level == "error"]
+    if ds is None or errors:
+        return Bundle(problems=errors or list(problems))
+    bundle = from_dataset(ds, data_dir)
+    return bundle
+
+
+def read_bundle(data_dir: Path) -> Bundle:
+    """Read the YAML files without validating them (for the benchmark while data is being edited)."""
+    data_dir = Path(data_dir)
+    b = Bundle()
+    root = data_dir.parent
+    b.gpus = {k: dict(v, id=k) for k, v in sorted(_read_folder(data_dir / "gpus", root, b.problems).items())}
+    b.models = {k: dict(v, id=k) for k, v in sorted(_read_folder(data_dir / "models", root, b.problems).items())}
+    for ident, data in sorted(_read_folder(data_dir / "measurements", root, b.problems).items()):
+        b.measurements.extend(flatten_measurements(data, ident))
+    revs = _read_folder(data_dir / "revisions", root, b.problems)
+    b.revisions = [dict(v, id=k, date=str(v.get("date") or k)) for k, v in sorted(revs.items())]
+    return b

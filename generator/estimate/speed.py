@@ -1,0 +1,176 @@
+"""How fast an LLM runs: decode and prefill tokens/s, and training throughput relative to a GPU.
+
+Decode is memory-bound. One step of ``batch`` sequences at ``context`` tokens reads the weights
+once and the KV cache of every sequence:
+
+    bytes = head + attention/dense weights + routed experts x (1 - (1 - k/E)^batch) + batch x KV(context)
+    step  = max(bytes_gpu / (bandwidth x eff_bw) + bytes_cpu / (cpu_bandwidth x eff_cpu),
+                2 x active_params x batch / (matrix_tflops x eff_compute)) + overhead_s + comm
+    decode tokens/s = batch / step
+
+Untied token embeddings are not read (one row per token). MoE: the active parameters decide the
+bytes per token (k of E experts per token; with a batch, the expected number of distinct experts).
+Several GPUs: tensor-parallel runtimes (vLLM, SGLang, TensorRT-LLM) read 1/n of the weights on each
+GPU at once and pay two all-reduces per layer (``tp_latency_s`` each); layer-split runtimes
+(llama.cpp, transformers) run the GPUs one after the other, so decode is as fast as one GPU with
+the sum of their memory. CPU offload: the layers left in host memory are read from system RAM
+(``cpu_bandwidth_gbs``, default 60 GB/s, dual-channel DDR5, at ``eff_cpu``).
+
+Prefill is compute-bound: a prompt of n tokens (x batch) costs
+
+    FLOPs = 2 x active_params (without untied embeddings) x n x batch + batch x layers x 4 x heads x head_dim x S(n)
+
+with S(n) = n^2 / 2 for causal attention and n w - w^2 / 2 for a sliding window w < n. Time =
+max(FLOPs / (matrix_tflops x eff_compute), weight reads / (bandwidth x eff_bw)) where the weights
+are read once per micro-batch (llama.cpp's 512 tokens, vLLM's 8192, the whole prompt elsewhere).
+Matrix throughput is the GPU's dense ``fp16_tensor_tflops``, else ``fp32_tflops`` (no tensor units,
+Apple GPUs); fp8 weights in vLLM/SGLang/TensorRT-LLM use ``fp8_tensor_tflops`` where the GPU has it.
+llama.cpp multiplies quantized weights at the 16-bit rate (they are dequantized, or run through
+int8 kernels of about that speed): the format changes only the bytes, and ``eff_compute`` absorbs
+the rest. With CPU offload llama.cpp copies the host layers over PCIe (``pcie_gbs``, 25 GB/s) once
+per micro-batch.
+
+Training throughput of a GPU relative to a reference GPU (Dettmers 2020/2023: tensor throughput,
+memory bandwidth and cache decide): (T / T_ref)^a x (B / B_ref)^b x (C / C_ref)^c with T the dense
+matrix TFLOPS, B the bandwidth and C the L2 cache (``l2_cache_mb``, used only when both GPUs give
+it and a fitted c exists). a, b, c are fitted in ``fitting.py``.
+
+The constants (eff_bw, overhead_s, eff_compute per runtime and vendor backend) come from
+``fitting.py``; ``DEFAULT_SPEED`` holds the values used when no measurement covers a runtime.
+"""
+from __future__ import annotations
+
+import math
+
+from .formats import LAYER_SPLIT_RUNTIMES, backend
+from .memory import SERVING_RUNTIMES, expert_fraction, kv_cache_bytes, weights_parts
+
+DEFAULT_SPEED = {"eff_bw": 0.75, "overhead_s": 0.0005, "eff_compute": 0.5, "eff_cpu": 0.6,
+                 "tp_latency_s": 1.0e-5, "cpu_bandwidth_gbs": 60.0, "pcie_gbs": 25.0}
+DEFAULT_RELATIVE = {"a": 0.5, "b": 0.5, "c": 0.0}
+UBATCH = {"llama.cpp": 512, "vllm": 8192, "sglang": 8192, "tensorrt-llm": 8192}
+
+
+def speed_constants(constants: dict | None, runtime: str, gpu: dict) -> dict:
+    """Defaults, overlaid by the fitted values of '*', the runtime, then runtime/backend."""
+    table = (constants or {}).get("speed") or {}
+    out = dict(DEFAULT_SPEED)
+    for key in ("*", runtime, f"{runtime}/{backend(gpu)}"):
+        out.update(table.get(key, {}))
+    return out
+
+
+def matrix_tflops(gpu: dict, weights: str, runtime: str) -> float:
+    if weights == "fp8" and runtime in SERVING_RUNTIMES and (gpu.get("fp8_tensor_tflops") or 0) > 0:
+        return gpu["fp8_tensor_tflops"]
+    t = gpu.get("fp16_tensor_tflops") or 0
+    return t if t > 0 else (gpu.get("fp32_tflops") or 0)
+
+
+def _split(model: dict, w: dict, gpu_layers):
+    """Block share on the GPU, and whether the head is there."""
+    layers = model["layers"]
+    on_gpu = layers if gpu_layers is None else max(0, min(layers, gpu_layers))
+    return on_gpu / layers, on_gpu == layers
+
+
+def decode_terms(model: dict, gpu: dict, weights: str, kv_cache: str, context: int, batch: int, runtime: str,
+                 gpus: int = 1, gpu_layers=None, constants: dict | None = None) -> dict:
+    """The parts of one decode step at efficiency 1, for ``decode_from_terms`` and the fitting."""
+    k = speed_constants(constants, runtime, gpu)
+    w = weights_parts(model, weights, runtime)
+    frac, head_on_gpu = _split(model, w, gpu_layers)
+    experts_read = w["experts"] * expert_fraction(model, batch)
+    block = w["other"] + experts_read
+    kv = kv_cache_bytes(model, context, batch, kv_cache)
+    gpu_bytes = (block + kv) * frac + (w["head"] if head_on_gpu else 0.0)
+    cpu_bytes = (block + kv) * (1 - frac) + (0.0 if head_on_gpu else w["head"])
+    n = max(1, gpus)
+    tensor_parallel = n > 1 and runtime not in LAYER_SPLIT_RUNTIMES
+    bw = gpu["memory_bandwidth_gbs"] * 1e9
+    p = w["params"]
+    flops = 2 * max(p["active"] - (0 if model.get("tied_embeddings") else p["embed"]), 0) * batch
+    tflops = matrix_tflops(gpu, weights, runtime) * 1e12
+    return {"mem_s": gpu_bytes / bw / (n if tensor_parallel else 1),
+            "cpu_s": cpu_bytes / (k["cpu_bandwidth_gbs"] * 1e9),
+            "compute_s": flops / tflops / (n if tensor_parallel else 1) if tflops > 0 else 0.0,
+            "comm_s": 2 * model["layers"] * k["tp_latency_s"] if tensor_parallel else 0.0,
+            "batch": batch, "bytes_per_step": gpu_bytes + cpu_bytes}
+
+
+def decode_from_terms(t: dict, k: dict) -> float:
+    step = max(t["mem_s"] / k["eff_bw"] + t["cpu_s"] / k["eff_cpu"], t["compute_s"] / k["eff_compute"])
+    return t["batch"] / (step + k["overhead_s"] + t["comm_s"])
+
+
+def attention_flops(model: dict, n: float) -> float:
+    """FLOPs of QK^T and AV for a causal prompt of n tokens, summed over layers."""
+    layers = model["layers"]
+    per = 4 * model["attention_heads"] * model["head_dim"]
+    window = model.get("sliding_window") or 0
+    sliding = min(layers, model.get("sliding_window_layers") or 0) if window else 0
+    full = n * n / 2
+    local = full if n <= window else n * window - window * window / 2
+    return per * ((layers - sliding) * full + sliding * local)
+
+
+def prefill_terms(model: dict, gpu: dict, weights: str, context: int, batch: int, runtime: str,
+                  gpus: int = 1, gpu_layers=None, constants: dict | None = None) -> dict:
+    """The parts of a prefill of ``context`` prompt tokens x ``batch`` sequences at efficiency 1."""
+    k = speed_constants(constants, runtime, gpu)
+    w = weights_parts(model, weights, runtime)
+    frac, head_on_gpu = _split(model, w, gpu_layers)
+    tokens = context * batch
+    p = w["params"]
+    flops = 2 * max(p["active"] - (0 if model.get("tied_embeddings") else p["embed"]), 0) * tokens
+    flops += batch * attention_flops(model, context)
+    ubatch = min(UBATCH.get(runtime, tokens), tokens)
+    chunks = math.ceil(tokens / ubatch)
+    per_chunk = w["other"] + w["experts"] * expert_fraction(model, ubatch) + w["head"]
+    cpu_bytes = (w["other"] + w["experts"] * expert_fraction(model, ubatch)) * (1 - frac) + (0 if head_on_gpu else w["head"])
+    n = max(1, gpus)
+    tensor_parallel = n > 1 and runtime not in LAYER_SPLIT_RUNTIMES
+    tflops = matrix_tflops(gpu, weights, runtime) * 1e12
+    return {"compute_s": flops / tflops / (n if tensor_parallel else 1) if tflops > 0 else 0.0,
+            "mem_s": chunks * per_chunk / (gpu["memory_bandwidth_gbs"] * 1e9) / (n if tensor_parallel else 1),
+            "pcie_s": chunks * cpu_bytes / (k["pcie_gbs"] * 1e9),
+            "comm_s": chunks * 2 * model["layers"] * k["tp_latency_s"] if tensor_parallel else 0.0,
+            "tokens": tokens, "flops": flops}
+
+
+def prefill_from_terms(t: dict, k: dict) -> float:
+    time = max(t["compute_s"] / k["eff_compute"], t["mem_s"] / k["eff_bw"]) + t["pcie_s"] + t["comm_s"]
+    return t["tokens"] / time if time > 0 else 0.0
+
+
+def decode_tokens_per_s(model: dict, gpu: dict, weights: str, kv_cache: str, context: int, batch: int, runtime: str,
+                        gpus: int = 1, gpu_layers=None, constants: dict | None = None) -> float:
+    t = decode_terms(model, gpu, weights, kv_cache, context, batch, runtime, gpus, gpu_layers, constants)
+    return decode_from_terms(t, speed_constants(constants, runtime, gpu))
+
+
+def prefill_tokens_per_s(model: dict, gpu: dict, weights: str, context: int, batch: int, runtime: str,
+                         gpus: int = 1, gpu_layers=None, constants: dict | None = None) -> float:
+    t = prefill_terms(model, gpu, weights, context, batch, runtime, gpus, gpu_layers, constants)
+    return prefill_from_terms(t, speed_constants(constants, runtime, gpu))
+
+
+def training_features(gpu: dict) -> tuple[float, float, float]:
+    """log of (dense matrix TFLOPS, bandwidth GB/s, L2 cache MB); None where the GPU gives no figure."""
+    t = gpu.get("fp16_tensor_tflops") or gpu.get("fp32_tflops") or 0
+    bw = gpu.get("memory_bandwidth_gbs") or 0
+    cache = gpu.get("l2_cache_mb") or 0
+    return (math.log(t) if t > 0 else None, math.log(bw) if bw > 0 else None, math.log(cache) if cache > 0 else None)
+
+
+def relative_training(gpu: dict, reference: dict, coeffs: dict | None = None):
+    """Training throughput of ``gpu`` over ``reference``; None when a figure is missing."""
+    c = dict(DEFAULT_RELATIVE)
+    c.update({k: v for k, v in (coeffs or {}).items() if k in ("a", "b", "c")})
+    g, r = training_features(gpu), training_features(reference)
+    if None in (g[0], g[1], r[0], r[1]):
+        return None
+    log = c["a"] * (g[0] - r[0]) + c["b"] * (g[1] - r[1])
+    if c["c"] and g[2] is not None and r[2] is not None:
+        log += c["c"] * (g[2] - r[2])
+    return math.exp(log)

@@ -1,0 +1,185 @@
+"""Record types of the estimates: LLM architectures, public measurements and dated prices.
+
+Declared like every other record (see :mod:`generator.records`): the validator, the JSON
+Schema, the formatter and the translation machinery all read these declarations.
+"""
+from __future__ import annotations
+
+import re
+
+from .schema import CLOUD_PRICING, PRICE_KINDS, Bool, Date, Enum, F, List, Number, OneOf, Record, Ref, Str, Text, Url
+
+WEIGHT_FORMATS = ("f32", "bf16", "f16", "fp8", "int8", "q8_0", "q6_k", "q5_k_m", "q4_k_m", "q4_k_s", "q4_0",
+                  "nf4", "awq", "gptq", "mxfp4")
+KV_FORMATS = ("f16", "bf16", "fp8", "q8_0", "q4_0")
+RUNTIMES = ("llama.cpp", "transformers", "vllm", "sglang", "tensorrt-llm", "mlx", "exllamav2", "pytorch")
+METRICS = ("decode_tokens_per_s", "prefill_tokens_per_s", "peak_memory_gib", "weights_gib", "training_tokens_per_s")
+ATTENTION = ("mha", "gqa", "mqa", "mla")
+MODEL_SOURCED = ("parameters_b", "active_parameters_b", "layers", "hidden_size", "intermediate_size",
+                 "attention_heads", "kv_heads", "head_dim", "vocab_size", "tied_embeddings", "max_context",
+                 "experts", "experts_per_token", "shared_experts", "moe_intermediate_size", "dense_layers",
+                 "kv_lora_rank", "qk_rope_head_dim", "sliding_window", "sliding_window_layers",
+                 "release_date", "licence")
+VERSION_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+\-]*$")
+
+
+def _count(maximum, doc=""):
+    return F(Number(integer=True, maximum=maximum), doc=doc)
+
+
+def _opt_count(maximum, doc=""):
+    return F(Number(integer=True, maximum=maximum), required=False, doc=doc)
+
+
+# ---------------------------------------------------------------- model rules
+
+
+def rule_heads_consistent(model, ctx, kp):
+    heads, kv = model.get("attention_heads"), model.get("kv_heads")
+    if heads and kv and kv > heads:
+        ctx.err(kp + ("kv_heads",), f"kv_heads {kv} is above attention_heads {heads}")
+    elif heads and kv and heads % kv:
+        ctx.err(kp + ("kv_heads",), f"attention_heads {heads} is not a multiple of kv_heads {kv}")
+    kind = model.get("attention")
+    if kind == "mha" and heads and kv and kv != heads:
+        ctx.err(kp + ("attention",), f"mha means one key/value head per query head; kv_heads is {kv} of {heads}: use gqa")
+    if kind == "mqa" and kv not in (None, 1):
+        ctx.err(kp + ("attention",), f"mqa means one key/value head; kv_heads is {kv}: use gqa")
+    if kind == "mla" and (model.get("kv_lora_rank") is None or model.get("qk_rope_head_dim") is None):
+        ctx.err(kp, "attention mla needs kv_lora_rank and qk_rope_head_dim (the compressed cache per token)")
+    if kind != "mla" and model.get("kv_lora_rank") is not None:
+        ctx.err(kp + ("kv_lora_rank",), "kv_lora_rank applies to attention: mla only")
+
+
+def rule_experts_consistent(model, ctx, kp):
+    experts, per_token = model.get("experts"), model.get("experts_per_token")
+    total, active = model.get("parameters_b"), model.get("active_parameters_b")
+    if (experts is None) != (per_token is None):
+        ctx.err(kp, "a mixture of experts gives both experts and experts_per_token")
+    elif experts is not None and per_token > experts:
+        ctx.err(kp + ("experts_per_token",), f"experts_per_token {per_token} is above experts {experts}")
+    if total is not None and active is not None:
+        if active > total:
+            ctx.err(kp + ("active_parameters_b",), f"active parameters {active:g} B exceed the total {total:g} B")
+        elif experts is None and active != total:
+            ctx.err(kp + ("active_parameters_b",), "a dense model (no experts) has active_parameters_b equal to parameters_b")
+
+
+def rule_window_consistent(model, ctx, kp):
+    window, layers, n = model.get("sliding_window"), model.get("layers"), model.get("sliding_window_layers")
+    if (window is None) != (n is None):
+        ctx.err(kp, "sliding-window attention gives both sliding_window and sliding_window_layers")
+    elif n is not None and layers is not None and n > layers:
+        ctx.err(kp + ("sliding_window_layers",), f"{n} sliding-window layers of {layers} layers")
+
+
+def rule_model_sourced(model, ctx, kp):
+    covered: set[str] = set()
+    for src in model.get("sources") or []:
+        if isinstance(src, str):
+            covered.update(MODEL_SOURCED)
+        elif isinstance(src, dict):
+            covered.update(src.get("fields") or [])
+    for name in MODEL_SOURCED:
+        if model.get(name) is not None and name not in covered:
+            ctx.err(kp + (name,), f"no source covers {name}; add it to the fields of a source in sources")
+
+
+MODEL_SOURCE = OneOf(first=Url(), second=Record({
+    "url": F(Url()),
+    "fields": F(List(Enum(MODEL_SOURCED), min_items=1, unique=True), required=False,
+                doc="the fields this source vouches for; without it, all of them"),
+    "note": F(Text(max_len=500), required=False),
+}))
+
+MODEL = Record({
+    "name": F(Str(max_len=80), doc="the publisher's name of the model"),
+    "developer": F(Str(max_len=60)),
+    "release_date": F(Date()),
+    "licence": F(Str(max_len=80)),
+    "parameters_b": F(Number(maximum=10000), doc="total parameters, billions"),
+    "active_parameters_b": F(Number(maximum=10000), doc="parameters used per token, billions (= total when dense)"),
+    "layers": _count(1000),
+    "hidden_size": _count(100000),
+    "intermediate_size": _count(1000000, "dense MLP width"),
+    "attention_heads": _count(1000),
+    "kv_heads": _count(1000, "key/value heads"),
+    "head_dim": _count(4096, "from the config when it gives one (not always hidden / heads)"),
+    "vocab_size": _count(10000000),
+    "tied_embeddings": F(Bool(), doc="the output head shares the embedding matrix"),
+    "attention": F(Enum(ATTENTION)),
+    "max_context": _count(100000000, "tokens"),
+    "experts": _opt_count(100000, "routed experts per MoE layer"),
+    "experts_per_token": _opt_count(1000),
+    "shared_experts": F(Number(integer=True, minimum=0, exclusive_min=False, maximum=1000), required=False),
+    "moe_intermediate_size": _opt_count(1000000, "width of one expert"),
+    "dense_layers": F(Number(integer=True, minimum=0, exclusive_min=False, maximum=1000), required=False,
+                      doc="leading layers with a dense MLP in a mixture of experts"),
+    "kv_lora_rank": _opt_count(100000, "MLA: compressed key/value size per token and layer"),
+    "qk_rope_head_dim": _opt_count(4096, "MLA: the rotary part kept beside the compressed cache"),
+    "sliding_window": _opt_count(10000000, "window of the sliding-window layers, tokens"),
+    "sliding_window_layers": _opt_count(1000, "how many layers use the window"),
+    "notes": F(Text(max_len=1500), required=False),
+    "sources": F(List(MODEL_SOURCE, min_items=1)),
+}, rules=(rule_heads_consistent, rule_experts_consistent, rule_window_consistent, rule_model_sourced))
+
+# ---------------------------------------------------------------- measurements
+
+RESULT = Record({
+    "gpu": F(Ref("gpu")),
+    "gpus": F(Number(integer=True, maximum=100000), doc="GPUs used"),
+    "model": F(Ref("model")),
+    "weights": F(Enum(WEIGHT_FORMATS)),
+    "kv_cache": F(Enum(KV_FORMATS), required=False, doc="default f16"),
+    "context": F(Number(integer=True, minimum=0, exclusive_min=False, maximum=100000000),
+                 doc="prefill: prompt tokens; decode: tokens already in context"),
+    "batch": F(Number(integer=True, maximum=1000000), doc="sequences at once"),
+    "flash_attention": F(Bool(), required=False),
+    "metric": F(Enum(METRICS)),
+    "value": F(Number(maximum=1e9)),
+    "url": F(Url(), required=False, doc="a more precise link than the file's"),
+    "date": F(Date(), required=False),
+    "runtime_version": F(Str(max_len=40), required=False),
+    "note": F(Text(max_len=600), required=False),
+})
+
+MEASUREMENTS = Record({
+    "title": F(Text(max_len=200)),
+    "url": F(Url()),
+    "publisher": F(Str(max_len=80), doc="who ran the measurements; distinct publishers are independent sources"),
+    "date": F(Date(), doc="publication date of the results"),
+    "runtime": F(Enum(RUNTIMES)),
+    "runtime_version": F(Str(max_len=40, pattern=VERSION_RE, hint='a quoted version such as "b4567" or "unknown"')),
+    "notes": F(Text(max_len=1500), required=False),
+    "results": F(List(RESULT, min_items=1)),
+})
+
+# ---------------------------------------------------------------- prices
+
+
+def rule_cloud_fields(obs, ctx, kp):
+    cloud = obs.get("kind") == "cloud-hourly"
+    for name in ("provider", "instance", "gpus"):
+        if cloud and obs.get(name) is None:
+            ctx.err(kp, f"a cloud-hourly price names its {name}")
+        if not cloud and obs.get(name) is not None:
+            ctx.err(kp + (name,), f"{name} applies to cloud-hourly prices only")
+    if not cloud and obs.get("pricing") is not None:
+        ctx.err(kp + ("pricing",), "pricing applies to cloud-hourly prices only")
+
+
+OBSERVATION = Record({
+    "kind": F(Enum(PRICE_KINDS)),
+    "usd": F(Number(maximum=1000000), doc="USD; cloud-hourly: the whole instance per hour"),
+    "date": F(Date(), doc="when the price was observed or published"),
+    "source": F(Url()),
+    "gpus": F(Number(integer=True, maximum=10000), required=False, doc="cloud-hourly: GPUs in the instance"),
+    "provider": F(Str(max_len=60), required=False),
+    "instance": F(Str(max_len=80), required=False),
+    "pricing": F(Enum(CLOUD_PRICING), required=False, doc="cloud-hourly: on-demand (default), spot or reserved"),
+    "note": F(Text(max_len=600), required=False),
+}, rules=(rule_cloud_fields,))
+
+PRICES = Record({
+    "observations": F(List(OBSERVATION, min_items=1)),
+})
