@@ -14,14 +14,14 @@ export SOURCE_DATE_EPOCH
 BASE   ?= origin/main
 OUT    ?= /dev/stdout
 
-.PHONY: help venv dev-venv site serve validate check pr-diff test browser java bench clean
+.PHONY: help venv dev-venv site serve validate check lint pr-diff test browser java bench clean
 
 help:
 	@echo "make serve   build the site and serve it at http://$(HOST):$(PORT) with live reload"
 	@echo "make site    build the static site into site/ (en at the root, ko/ zh/ fr/ beside it)"
 	@echo "make test    install what the tests need (Chromium included) and run the whole suite"
 	@echo "make bench   build time and size at 1x/10x/100x data, calculator budgets, Lighthouse scores"
-	@echo "make check   the checks a data pull request must pass (validate, format --check, check-specs)"
+	@echo "make check   the checks a data pull request must pass (lint, validate, format --check, check-specs)"
 	@echo "make pr-diff BASE=ref  what data/ changes against a git ref, as Markdown"
 
 $(BIN)/.runtime: requirements.txt
@@ -40,7 +40,7 @@ validate: venv
 	$(BIN)/python -m generator validate
 
 # The data checks of a pull request: one command, the same in CI and on a contributor's machine.
-check: dev-venv
+check: dev-venv lint
 	$(BIN)/python -m generator validate
 	$(BIN)/python -m generator format --check
 	$(BIN)/python -m generator check-specs
@@ -84,7 +84,11 @@ node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-test: dev-venv browser java node_modules/.installed
+# The lint gate (pyproject.toml): pyflakes, pycodestyle, isort, bugbear, pyupgrade, complexity.
+lint: dev-venv
+	$(BIN)/ruff check .
+
+test: dev-venv lint browser java node_modules/.installed
 	$(BIN)/python -m pytest -n 2 -q
 
 bench: dev-venv node_modules/.installed

@@ -36,8 +36,8 @@ PAGES = {"dense": "memory-dense", "cnn": "memory-cnn", "llm": "memory-llm", "pic
 CHANGES = {
     "dense": [("layers", "784, 1000, 10"), ("batch", "64"), ("layers", "9000, 4000, 4000, 4000, 4000, 32"), ("batch", "100000")],
     "cnn": [("batch", "8"), ("bits", "16"), ("height", "32"), ("width", "1024"), ("batch", "100000")],
-    "llm": [("mode", "full"), ("params", "70"), ("checkpointing", "1"), ("mode", "qlora"), ("seq", "128000"), ("mode", "inference")],
-    "picker": [("workload", "rnn"), ("memory", "2"), ("budget", "300"), ("prices", "used"), ("memory", "24"), ("budget", "100000")],
+    "llm": [("mode", "full"), ("params", "70"), ("checkpointing", "1"), ("mode", "qlora"), ("seq", "128000"), ("mode", "inference")],  # noqa: E501
+    "picker": [("workload", "rnn"), ("memory", "2"), ("budget", "300"), ("prices", "used"), ("memory", "24"), ("budget", "100000")],  # noqa: E501
     "cloud": [("util", "100"), ("cloud", "0.01"), ("kwh", "0.5"), ("util", "1"), ("spot", "9000"), ("cloud", "3")],
 }
 
@@ -132,7 +132,8 @@ def js_sizes() -> dict:
 def build_site(tmp: Path) -> tuple[Path, str]:
     """data/ when it is valid, else the fixture data with the project's texts."""
     from generator.problems import DataError
-    from generator.site import Paths, build_site as build
+    from generator.site import Paths
+    from generator.site import build_site as build
 
     os.environ.setdefault("SOURCE_DATE_EPOCH", "1767225600")
     try:
@@ -193,7 +194,7 @@ def run(repeat: int, rounds: int) -> None:
                 print(f"\nranking 10,000 synthetic GPUs ({synth['rows']} fit): {summary(synth['times'])} (budget 5 ms)")
                 print("\nlayout shift while results change (budget 0 entries)")
                 for name, s in shifts.items():
-                    print(f"{name:<10} {s['changes']} result changes, {s['entries']} layout-shift entries, score {s['score']:.4f}")
+                    print(f"{name:<10} {s['changes']} result changes, {s['entries']} layout-shift entries, score {s['score']:.4f}")  # noqa: E501
                 browser.close()
         finally:
             httpd.shutdown()

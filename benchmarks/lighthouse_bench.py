@@ -7,7 +7,6 @@ tests/test_lighthouse.py."""
 from __future__ import annotations
 
 import os
-import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -15,9 +14,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from generator.site import Paths, build_site  # noqa: E402
 from lighthouse_server import serve  # noqa: E402
 from test_lighthouse import PAGES, lighthouse  # noqa: E402
+
+from generator.site import Paths, build_site  # noqa: E402
 
 RUNS = int(os.environ.get("LIGHTHOUSE_RUNS", "3"))
 BUDGET = 95
@@ -36,7 +36,7 @@ def main() -> None:
         build_site(paths)
         httpd, base = serve(paths.site)
         print(f"Lighthouse, mobile, median of {RUNS} runs per page (performance budget {BUDGET})")
-        print(f"{'page':<28} {'perf':>5} {'runs':>14} {'a11y':>5} {'FCP':>7} {'LCP':>7} {'TBT':>8} {'CLS':>6} {'bytes':>9}  budget")
+        print(f"{'page':<28} {'perf':>5} {'runs':>14} {'a11y':>5} {'FCP':>7} {'LCP':>7} {'TBT':>8} {'CLS':>6} {'bytes':>9}  budget")  # noqa: E501
         for path in PAGES:
             if not (paths.site / path / "index.html").is_file():
                 continue
@@ -48,7 +48,7 @@ def main() -> None:
                 missed.append("/" + path)
             print(f"{'/' + path:<28} {perf:>5.0f} {'/'.join(f'{s:.0f}' for s in scores):>14} "
                   f"{r['categories']['accessibility']['score'] * 100:>5.0f} "
-                  f"{a['first-contentful-paint']['numericValue'] / 1000:>6.2f}s {a['largest-contentful-paint']['numericValue'] / 1000:>6.2f}s "
+                  f"{a['first-contentful-paint']['numericValue'] / 1000:>6.2f}s {a['largest-contentful-paint']['numericValue'] / 1000:>6.2f}s "  # noqa: E501
                   f"{a['total-blocking-time']['numericValue']:>6.0f}ms {a['cumulative-layout-shift']['numericValue']:>6.3f} "
                   f"{a['total-byte-weight']['numericValue']:>9,.0f}  {'ok' if ok else 'MISSED'}")
         httpd.shutdown()

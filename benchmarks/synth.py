@@ -11,6 +11,8 @@ import re
 import shutil
 from pathlib import Path
 
+from generator.locales import TRANSLATED_LANGS
+
 
 def make(src: Path, dest: Path, factor: int) -> Path:
     """Write ``factor`` x the data of ``src`` into ``dest`` (a data folder)."""
@@ -25,9 +27,9 @@ def make(src: Path, dest: Path, factor: int) -> Path:
             vendor, ident = path.parent.name, path.stem
             new_id = f"{ident}-s{k}"
             text = path.read_text(encoding="utf-8")
-            text = re.sub(r"^name: (.*)$", lambda m: f"name: {m.group(1)} S{k}", text, count=1, flags=re.M)
+            text = re.sub(r"^name: (.*)$", rf"name: \1 S{k}", text, count=1, flags=re.M)
             (dest / "gpus" / vendor / f"{new_id}.yaml").write_text(text, encoding="utf-8")
-            for lang in ("ko", "zh", "fr"):
+            for lang in TRANSLATED_LANGS:
                 tr = src / "translations" / lang / "gpus" / vendor / f"{ident}.yaml"
                 if tr.exists():
                     out = dest / "translations" / lang / "gpus" / vendor / f"{new_id}.yaml"
@@ -36,7 +38,7 @@ def make(src: Path, dest: Path, factor: int) -> Path:
     revisions = sorted((src / "revisions").glob("*.yaml"))
     day = _dt.date(1995, 1, 1)
     used = {p.stem for p in revisions}
-    for k in range(1, factor):
+    for _k in range(1, factor):
         for path in revisions:
             while day.isoformat() in used:
                 day += _dt.timedelta(days=1)
@@ -44,7 +46,7 @@ def make(src: Path, dest: Path, factor: int) -> Path:
             used.add(date)
             text = path.read_text(encoding="utf-8").replace(f"date: {path.stem}", f"date: {date}")
             (dest / "revisions" / f"{date}.yaml").write_text(text, encoding="utf-8")
-            for lang in ("ko", "zh", "fr"):
+            for lang in TRANSLATED_LANGS:
                 tr = src / "translations" / lang / "revisions" / path.name
                 if tr.exists():
                     shutil.copyfile(tr, dest / "translations" / lang / "revisions" / f"{date}.yaml")

@@ -17,9 +17,9 @@ def generated_at() -> str:
     """Build time in UTC; ``SOURCE_DATE_EPOCH`` makes it reproducible."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
     if epoch and epoch.strip().isdigit():
-        moment = _dt.datetime.fromtimestamp(int(epoch), _dt.timezone.utc)
+        moment = _dt.datetime.fromtimestamp(int(epoch), _dt.UTC)
     else:
-        moment = _dt.datetime.now(_dt.timezone.utc)
+        moment = _dt.datetime.now(_dt.UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 

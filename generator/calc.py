@@ -122,7 +122,7 @@ DENSE_FIELDS = {
 
 def dense_memory(layers: list[int], batch: int) -> dict:
     """12 bytes per number (the 2015 article): memory = 12 × (Σ weight matrices + batch × Σ widths) bytes."""
-    terms = [[a, b, a * b] for a, b in zip(layers, layers[1:])]
+    terms = [[a, b, a * b] for a, b in zip(layers, layers[1:], strict=False)]
     weights = sum(t[2] for t in terms)
     units = sum(layers)
     activations = batch * units
@@ -348,7 +348,7 @@ def order_weights(order: list[str]) -> list[float]:
 
 def spec_score(gpu: dict, order: list[str], weights: list[float]):
     log = 0.0
-    for feature, weight in zip(order, weights):
+    for feature, weight in zip(order, weights, strict=False):
         v = feature_value(gpu, feature)
         if v is None:
             return None

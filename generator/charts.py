@@ -208,7 +208,7 @@ class _Frame:
         out.append("</g>")
         out.append(f'<line class="axis" x1="{_f(self.x0)}" y1="{_f(self.y0)}" x2="{_f(self.x1)}" y2="{_f(self.y0)}"/>')
         out.append('<g class="ticks" fill="currentColor" text-anchor="middle">')
-        out += [f'<text x="{_f(scale(t))}" y="{_f(self.y0 + 16)}">{_e(lab)}</text>' for t, lab in zip(ticks, labels)]
+        out += [f'<text x="{_f(scale(t))}" y="{_f(self.y0 + 16)}">{_e(lab)}</text>' for t, lab in zip(ticks, labels, strict=False)]  # noqa: E501
         out.append("</g>")
         out.append(f'<text class="title" fill="currentColor" text-anchor="middle" x="{_f((self.x0 + self.x1) / 2)}" '
                    f'y="{_f(self.y0 + 38)}">{_e(title)}</text>')
@@ -220,7 +220,7 @@ class _Frame:
         out.append("</g>")
         out.append(f'<line class="axis" x1="{_f(self.x0)}" y1="{_f(self.y0)}" x2="{_f(self.x0)}" y2="{_f(self.y1)}"/>')
         out.append('<g class="ticks" fill="currentColor" text-anchor="end">')
-        out += [f'<text x="{_f(self.x0 - 6)}" y="{_f(scale(t) + 4)}">{_e(lab)}</text>' for t, lab in zip(ticks, labels)]
+        out += [f'<text x="{_f(self.x0 - 6)}" y="{_f(scale(t) + 4)}">{_e(lab)}</text>' for t, lab in zip(ticks, labels, strict=False)]  # noqa: E501
         out.append("</g>")
         cy = (self.y0 + self.y1) / 2
         out.append(f'<text class="title" fill="currentColor" text-anchor="middle" x="14" y="{_f(cy)}" '
@@ -243,7 +243,7 @@ def _legend(entries: list[tuple[int, str]], x: float, y: float) -> list[str]:
     widths = [16 + _text_width(label, SMALL) + 14 for _, label in entries]
     start = max(x, W - 20 - sum(widths))
     out = ['<g class="legend">']
-    for (cls, label), w in zip(entries, widths):
+    for (cls, label), w in zip(entries, widths, strict=False):
         out.append(f'<g class="s{cls}">{_marker(cls, start + 5, y - 4, 4)}</g>')
         out.append(f'<text fill="currentColor" font-size="{SMALL}" x="{_f(start + 14)}" y="{_f(y)}">{_e(label)}</text>')
         start += w
@@ -256,7 +256,7 @@ def _swatches(entries: list[tuple[str, str]], y: float) -> list[str]:
     widths = [22 + _text_width(label, SMALL) + 14 for _, label in entries]
     start = W - 20 - sum(widths)
     out = ['<g class="legend">']
-    for (cls, label), w in zip(entries, widths):
+    for (cls, label), w in zip(entries, widths, strict=False):
         out.append(f'<g class="{cls}"><rect x="{_f(start)}" y="{_f(y - 10)}" width="16" height="12" rx="2"/></g>')
         out.append(f'<text fill="currentColor" font-size="{SMALL}" x="{_f(start + 22)}" y="{_f(y)}">{_e(label)}</text>')
         start += w
@@ -327,7 +327,7 @@ def _figure(c, name: str, svg: str, table: str) -> Markup:
     text = "\n".join([
         f'<figure class="wg-chart" id="wg-chart-{name}">',
         '<div class="wg-chart__plot">', svg, "</div>",
-        '<details class="wg-chart__data" data-search-exclude="">', f"<summary>{c.ui('chart.data_table')}</summary>", table, "</details>",
+        '<details class="wg-chart__data" data-search-exclude="">', f"<summary>{c.ui('chart.data_table')}</summary>", table, "</details>",  # noqa: E501
         "</figure>",
     ])
     assert "\n\n" not in text
@@ -395,12 +395,12 @@ def perf_price_chart(ds, c, revision: str, table: int = 0) -> Markup | None:
                     fr.x0, 16)
     coords = [(xs(p[2]), ys(p[1])) for p in points]
     body.append('<g class="points">')
-    for p, (x, y) in zip(points, coords):
+    for p, (x, y) in zip(points, coords, strict=False):
         tip = f"{_name(ds.gpus[p[0]])}: {c.num(p[1])}, {c.num(p[2])} USD"
         body.append(f'<g class="pt s{0 if p[4] else 1}"><title>{_e(tip)}</title>{_marker(0 if p[4] else 1, x, y)}</g>')
     body.append("</g>")
     obstacles = [(x - 5, y - 5, x + 5, y + 5) for x, y in coords]
-    placed = _place_labels([(x, y, _name(ds.gpus[p[0]])) for p, (x, y) in zip(points, coords)], obstacles,
+    placed = _place_labels([(x, y, _name(ds.gpus[p[0]])) for p, (x, y) in zip(points, coords, strict=False)], obstacles,
                            (fr.x0 + 2, fr.y1 - 8, fr.x1 + 18, fr.y0 - 2))
     body.append(f'<g class="labels" fill="currentColor" font-size="{SMALL - 1}">')
     body += [f'<text x="{_f(x)}" y="{_f(y)}" text-anchor="{anchor}">{_e(text)}</text>' for anchor, x, y, text in placed]
@@ -468,7 +468,7 @@ def _bars(c, name, title, desc, axis_title, entries, cls) -> tuple[str, int]:
     xs = Linear(0, vmax, fr.x0, fr.x1)
     body = fr.x_axis(xs, ticks, [c.num(t) for t in ticks], axis_title)
     body.append(f'<g class="bars s{cls}">')
-    for i, (label, value, text) in enumerate(entries):
+    for i, (_label, value, _text) in enumerate(entries):
         y = top + i * row
         body.append(f'<rect x="{_f(fr.x0)}" y="{_f(y + 3)}" width="{_f(max(xs(value) - fr.x0, 0.5))}" height="14"/>')
     body.append("</g>")

@@ -212,7 +212,7 @@ def compare(ds, data_dir: Path, reference: Reference) -> Report:
             continue
         report.matched[gpu_id] = spec.name
         doc, _ = load_file(path, shown)
-        line = (lambda keypath: doc.line(keypath)) if doc is not None else (lambda keypath: 1)
+        line = doc.line if doc is not None else (lambda keypath: 1)
         explanations = rec.get("discrepancies") or {}
         for name in TOLERANCES:
             ours, ref = rec.get(name), reference.value(spec, name)
@@ -240,7 +240,7 @@ def text_output(report: Report, show_all: bool) -> str:
     for d in report.unused:
         lines.append(f"{d.path}:{d.line}: discrepancies.{d.field}: explains a difference the reference "
                      f"does not show (ours {_show(d.ours)}, reference {_show(d.reference)}) [unused]")
-    for gpu_id, shown in report.missing:
+    for _gpu_id, shown in report.missing:
         lines.append(f"{shown}: not in the reference dataset")
     lines.append(summary_text(report))
     return "\n".join(lines) + "\n"

@@ -9,8 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-from .problems import DataError
 from .locales import LANGS, TRANSLATED_LANGS
+from .problems import DataError
 
 
 def _print_problems(problems, out=sys.stderr) -> None:
@@ -182,7 +182,7 @@ def main(argv=None) -> int:
     p.add_argument("--data-ref", metavar="REF", help="compare the working tree's data/ with data/ at this git ref")
     p.add_argument("--format", choices=["text", "markdown", "json"], default="text")
     p.add_argument("--lang", choices=list(LANGS), default="en", help="language of names and labels")
-    p.add_argument("--color", choices=["auto", "always", "never"], default="auto", help="colour text output (auto: only on a terminal)")
+    p.add_argument("--color", choices=["auto", "always", "never"], default="auto", help="colour text output (auto: only on a terminal)")  # noqa: E501
     p.add_argument("--data", default="data")
     p.set_defaults(func=cmd_diff)
 

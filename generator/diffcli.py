@@ -112,7 +112,7 @@ def revision_markdown(d: RevisionDiff, n: Names) -> str:
         out.append("")
     if d.avoid_added or d.avoid_removed or d.avoid_classes_added or d.avoid_classes_removed:
         out.append(f"**{_md(n.ui('diff.avoid'))}**")
-        out += [f"- ➖ {_md(n.gpu(g))}" for g in d.avoid_removed] + [f"- ➖ {_md(n.avoid_class(c))}" for c in d.avoid_classes_removed]
+        out += [f"- ➖ {_md(n.gpu(g))}" for g in d.avoid_removed] + [f"- ➖ {_md(n.avoid_class(c))}" for c in d.avoid_classes_removed]  # noqa: E501
         out += [f"- ➕ {_md(n.gpu(g))}" for g in d.avoid_added] + [f"- ➕ {_md(n.avoid_class(c))}" for c in d.avoid_classes_added]
         out.append("")
     for key in d.relative_tables_removed:

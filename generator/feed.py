@@ -5,8 +5,8 @@ import os
 from xml.sax.saxutils import escape, quoteattr
 
 from .api import generated_at
-from .model import Dataset, Localizer
 from .locales import locale
+from .model import Dataset, Localizer
 from .text import clean, format_date
 
 

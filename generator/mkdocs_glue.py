@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
 os.environ.setdefault("DISABLE_MKDOCS_2_WARNING", "true")

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any
 
 from .yamlload import dotted
 
@@ -126,4 +127,4 @@ class Localizer:
 
 
 def today_utc() -> _dt.date:
-    return _dt.datetime.now(_dt.timezone.utc).date()
+    return _dt.datetime.now(_dt.UTC).date()

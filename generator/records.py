@@ -6,9 +6,35 @@ Each rule is a function ``rule(record, ctx, keypath)`` that reports through ``ct
 from __future__ import annotations
 
 from .schema import (
-    AVOID_CLASSES, CHANGE_TYPES, DIGEST_RE, FEATURES, ID_RE, KNOWN, NETWORKS, PRICE_KINDS,
-    SEGMENTS, SOURCED_FIELDS, UI_KEY_RE, VENDOR_TOPICS, VENDORS, VERDICTS, WORKLOADS,
-    Bool, Date, Enum, F, Lazy, List, Map, Number, OneOf, Record, Ref, Str, Text, Url,
+    AVOID_CLASSES,
+    CHANGE_TYPES,
+    DIGEST_RE,
+    FEATURES,
+    ID_RE,
+    KNOWN,
+    NETWORKS,
+    PRICE_KINDS,
+    SEGMENTS,
+    SOURCED_FIELDS,
+    UI_KEY_RE,
+    VENDOR_TOPICS,
+    VENDORS,
+    VERDICTS,
+    WORKLOADS,
+    Bool,
+    Date,
+    Enum,
+    F,
+    Lazy,
+    List,
+    Map,
+    Number,
+    OneOf,
+    Record,
+    Ref,
+    Str,
+    Text,
+    Url,
 )
 
 # ---------------------------------------------------------------- GPU rules
@@ -39,7 +65,7 @@ def rule_unified_memory_share(gpu, ctx, kp):
     if unified and share is None:
         ctx.err(kp, "unified_memory is true: give gpu_memory_share, the share of memory_gb the GPU may use (e.g. 0.75)")
     if share is not None and not unified:
-        ctx.err(kp + ("gpu_memory_share",), "gpu_memory_share applies to unified memory only; set unified_memory: true or remove it")
+        ctx.err(kp + ("gpu_memory_share",), "gpu_memory_share applies to unified memory only; set unified_memory: true or remove it")  # noqa: E501
 
 
 def rule_tensor_cores_consistent(gpu, ctx, kp):

@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import datetime as _dt
 import functools
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import jinja2
 from markupsafe import Markup
 
-from .model import Dataset, Localizer, Record
-import re
-
 from .locales import DEFAULT_LANG, LOCALES
+from .model import Dataset, Localizer, Record
 from .schema import ID_RE
+from .text import escape_md, escape_title, format_date, format_number, yaml_str
 
 DATE_ID_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 NAV_REVISIONS = 6
@@ -30,8 +30,6 @@ COMMON_MODELS = (("Llama 2 7B", 6.74, 32, 4096, 32, 32), ("Llama 2 13B", 13.0, 4
 CALCULATORS = (("calc.nav_overview", "index"), ("calc.dense.heading", "memory-dense"), ("calc.cnn.heading", "memory-cnn"),
                ("calc.llm.heading", "memory-llm"), ("calc.picker.heading", "picker"), ("calc.cloud.heading", "cloud"))
 PLACEHOLDER = re.compile(r"(\{[a-z_]+\})")
-from .text import escape_md, escape_title, format_date, format_number, yaml_str
-
 
 
 @dataclass(frozen=True)
@@ -267,8 +265,8 @@ def render_language(ds: Dataset, lang: str, templates_dir: Path) -> list[Page]:
     gpu_tpl = env.get_template("gpu.md.j2")
     pages += [Page(f"gpus/{gid}.md", gpu_tpl.render(c=ctx, ds=ds, gid=gid, gpu=gpu)) for gid, gpu in sorted(ds.gpus.items())]
     diff_tpl = env.get_template("diff.md.j2")
-    for prev, rev in zip(ds.revisions, ds.revisions[1:]):
-        pages.append(Page(f"diffs/{prev.id}_{rev.id}.md", diff_tpl.render(c=ctx, ds=ds, a=prev.id, b=rev.id, d=ctx.diff(prev.id, rev.id))))
+    for prev, rev in zip(ds.revisions, ds.revisions[1:], strict=False):
+        pages.append(Page(f"diffs/{prev.id}_{rev.id}.md", diff_tpl.render(c=ctx, ds=ds, a=prev.id, b=rev.id, d=ctx.diff(prev.id, rev.id))))  # noqa: E501
     if ds.topics:
         topic_tpl = env.get_template("topic.md.j2")
         pages += [Page(f"topics/{t.id}.md", topic_tpl.render(c=ctx, ds=ds, topic=t)) for t in ds.topics]

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from .locales import LANGS, TRANSLATED_LANGS  # noqa: F401  (re-exported)
 from .yamlload import INVALID

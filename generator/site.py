@@ -20,9 +20,9 @@ import yaml
 
 from .api import write_api, write_client_data
 from .feed import atom
+from .locales import LANGS, locale
 from .model import Dataset, Localizer
 from .problems import DataError, Problem
-from .locales import LANGS, locale
 from .render import MissingText, alternates, nav, render_language
 from .validate import load_dataset
 
@@ -86,7 +86,7 @@ def generate(ds: Dataset, paths: Paths, langs=LANGS, timings: Timings | None = N
         _FORKED = (ds, paths)
         try:
             with concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-                out = dict(zip(langs, pool.map(_generate_forked, langs)))
+                out = dict(zip(langs, pool.map(_generate_forked, langs), strict=False))
         finally:
             _FORKED = None
     else:

@@ -37,7 +37,7 @@ def report_text(cov: dict, verbose: bool = False) -> str:
     lines = [f"{'lang':<5} {'kind':<10} {'done':>6} {'stale':>6} {'missing':>8} {'total':>6}  coverage"]
     for r in cov["rows"]:
         pct = 100.0 * r["ok"] / r["total"] if r["total"] else 100.0
-        lines.append(f"{r['lang']:<5} {r['kind']:<10} {r['ok']:>6} {len(r['stale']):>6} {len(r['missing']):>8} {r['total']:>6}  {pct:5.1f}%")
+        lines.append(f"{r['lang']:<5} {r['kind']:<10} {r['ok']:>6} {len(r['stale']):>6} {len(r['missing']):>8} {r['total']:>6}  {pct:5.1f}%")  # noqa: E501
         if verbose:
             for rel, key in r["stale"]:
                 lines.append(f"      stale    data/translations/{r['lang']}/{rel}: {key}")

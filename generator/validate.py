@@ -15,9 +15,9 @@ import re
 from pathlib import Path
 
 from .kinds import BY_NAME, KINDS
-from .records import TRANSLATION
 from .model import Dataset, Record, Translation, digest, freeze, today_utc
 from .problems import Problem
+from .records import TRANSLATION
 from .schema import ID_RE, LANGS, TRANSLATED_LANGS, Ctx, walk_text
 from .yamlload import Document, dotted, load_file
 
@@ -75,7 +75,7 @@ def rule_placeholders_kept(english: str, translated: str, doc: Document, key: st
     want, got = sorted(PLACEHOLDER.findall(english)), sorted(PLACEHOLDER.findall(translated))
     if want != got:
         problems.append(Problem(doc.path, doc.line((key, "text")), f"{key}.text",
-                                f"placeholders differ from the English text: expected {' '.join(want) or 'none'}, got {' '.join(got) or 'none'}"))
+                                f"placeholders differ from the English text: expected {' '.join(want) or 'none'}, got {' '.join(got) or 'none'}"))  # noqa: E501
         return False
     return True
 
@@ -284,7 +284,7 @@ class _Loader:
             return
         for lang_dir in sorted(p for p in base.iterdir() if not p.name.startswith(".")):
             if not lang_dir.is_dir() or lang_dir.name not in TRANSLATED_LANGS:
-                self.problem(lang_dir, 1, "", f"translations are kept per language: one of {', '.join(TRANSLATED_LANGS)} (English is the data itself)")
+                self.problem(lang_dir, 1, "", f"translations are kept per language: one of {', '.join(TRANSLATED_LANGS)} (English is the data itself)")  # noqa: E501
                 continue
             lang = lang_dir.name
             table = self.ds.translations.setdefault(lang, {})
@@ -310,7 +310,7 @@ class _Loader:
             self.unchecked[self.broken_files[rel]] += 1
             return
         if english is None:
-            self.problem(path, 1, "", f"translation of an unknown record: data/{rel} does not exist{_near(rel, self.english_docs)}")
+            self.problem(path, 1, "", f"translation of an unknown record: data/{rel} does not exist{_near(rel, self.english_docs)}")  # noqa: E501
             return
         _, rec = english
         entries = {}

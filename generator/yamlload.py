@@ -178,7 +178,7 @@ def load_text(raw: bytes, shown: str) -> tuple[Document | None, list[Problem]]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        return None, [Problem(shown, line, "", f"not UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start}); save the file as UTF-8")]
+        return None, [Problem(shown, line, "", f"not UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start}); save the file as UTF-8")]  # noqa: E501
     if text.startswith("\ufeff"):
         text = text[1:]
     if "\x00" in text:
@@ -220,7 +220,7 @@ def load_text(raw: bytes, shown: str) -> tuple[Document | None, list[Problem]]:
         return None, problems
     if not isinstance(data, dict):
         kind = type(data).__name__ if data is not None else "nothing"
-        problems.append(Problem(shown, root.start_mark.line + 1, "", f"expected a mapping of field: value at the top of the file, got {kind}"))
+        problems.append(Problem(shown, root.start_mark.line + 1, "", f"expected a mapping of field: value at the top of the file, got {kind}"))  # noqa: E501
         return None, problems
     return Document(shown, data, builder.lines), problems
 

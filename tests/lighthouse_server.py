@@ -20,7 +20,7 @@ class GzipHandler(http.server.SimpleHTTPRequestHandler):
             path = path / "index.html"
         if not (path.is_file() and path.suffix in COMPRESSIBLE and "gzip" in self.headers.get("Accept-Encoding", "")):
             return super().send_head()
-        if self.path.split("?")[0].endswith("/") is False and path.name == "index.html" and not self.path.split("?")[0].endswith("index.html"):
+        if self.path.split("?")[0].endswith("/") is False and path.name == "index.html" and not self.path.split("?")[0].endswith("index.html"):  # noqa: E501
             return super().send_head()  # let the base class redirect /dir to /dir/
         body = gzip.compress(path.read_bytes(), compresslevel=6, mtime=0)
         self.send_response(200)

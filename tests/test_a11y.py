@@ -3,7 +3,6 @@ in the light and the dark colour scheme."""
 from __future__ import annotations
 
 import pytest
-
 from test_browser import ARGS, CHROMIUM, server  # noqa: F401  (fixture)
 
 KINDS = ["", "latest/", "revisions/", "revisions/2019-04-03/", "revisions/2016-07-23/", "gpus/", "gpus/rtx-2070/",

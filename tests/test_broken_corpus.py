@@ -8,7 +8,6 @@ import hashlib
 from pathlib import Path
 
 import pytest
-
 from conftest import FIXTURES
 from test_build import run_cli
 
@@ -17,8 +16,8 @@ GPU = "gpus/nvidia/rtx-2070.yaml"
 MADE = {
     "empty": (GPU, b"", "data/gpus/nvidia/rtx-2070.yaml:1: file is empty"),
     "only-comments": (GPU, b"# TODO\n\n# later\n", "data/gpus/nvidia/rtx-2070.yaml:1: file is empty"),
-    "huge": (GPU, b"notes: " + b"x" * (1024 * 1024 + 10) + b"\n", "data/gpus/nvidia/rtx-2070.yaml:1: file is 1,048,594 bytes; the limit is 1,048,576"),
-    "latin-1": (GPU, "name: Radeon\u00e9\n".encode("latin-1"), "data/gpus/nvidia/rtx-2070.yaml:1: not UTF-8 (byte 0xe9 at offset 12)"),
+    "huge": (GPU, b"notes: " + b"x" * (1024 * 1024 + 10) + b"\n", "data/gpus/nvidia/rtx-2070.yaml:1: file is 1,048,594 bytes; the limit is 1,048,576"),  # noqa: E501
+    "latin-1": (GPU, "name: Radeon\u00e9\n".encode("latin-1"), "data/gpus/nvidia/rtx-2070.yaml:1: not UTF-8 (byte 0xe9 at offset 12)"),  # noqa: E501
     "utf-16": (GPU, "name: x\n".encode("utf-16"), "data/gpus/nvidia/rtx-2070.yaml:1: not UTF-8 (byte 0xff at offset 0)"),
     "binary": (GPU, b"\x89PNG\r\n\x1a\n\x00\x00", "data/gpus/nvidia/rtx-2070.yaml:"),
 }

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import pytest
-
 from test_browser import browser, open_language_menu_and_pick, page, server  # noqa: F401  (fixtures)
 
 

@@ -3,13 +3,11 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import EPOCH, ROOT
 
 LANGS = ("en", "ko", "zh", "fr")
@@ -116,7 +114,7 @@ def build_fixture(tree, site: Path, langs=LANGS, ui_edits: dict | None = None):
 
     ui = (ROOT / "data" / "ui.yaml").read_text(encoding="utf-8")
     for key, value in (ui_edits or {}).items():
-        ui = re.sub(rf"^{re.escape(key)}:.*$", lambda _m: f"{key}: {json.dumps(value)}", ui, flags=re.M)
+        ui = re.sub(rf"^{re.escape(key)}:.*$", lambda _m, key=key, value=value: f"{key}: {json.dumps(value)}", ui, flags=re.M)
     (tree.data / "ui.yaml").write_text(ui, encoding="utf-8")
     for stale in (tree.data / "translations").rglob("ui.yaml"):
         stale.unlink()
@@ -135,7 +133,7 @@ def test_hostile_strings_stay_text_everywhere(tree, tmp_path):
     tree.set(gpu, "notes", json.dumps(" ".join(HOSTILE)))
     tree.set(gpu, "aliases", json.dumps([HOSTILE[2], HOSTILE[3]]))
     tree.set("revisions/2019-04-03.yaml", "summary", json.dumps(" ".join(HOSTILE)))
-    rev = tree.read("revisions/2019-04-03.yaml").replace("    note: A used card.", "    note: " + json.dumps(HOSTILE[4] + HOSTILE[1]))
+    rev = tree.read("revisions/2019-04-03.yaml").replace("    note: A used card.", "    note: " + json.dumps(HOSTILE[4] + HOSTILE[1]))  # noqa: E501
     rev += "changes:\n  - type: section-added\n    note: " + json.dumps(HOSTILE[0]) + "\n"
     rev += "memory_guidance:\n  - text: " + json.dumps(HOSTILE[5] + HOSTILE[2]) + "\n"
     rev += "vendors:\n  amd:\n    verdict: usable\n    note: " + json.dumps(HOSTILE[3] + HOSTILE[9]) + "\n"
@@ -160,7 +158,7 @@ def test_hostile_strings_stay_text_everywhere(tree, tmp_path):
         seen_escaped |= "&lt;script&gt;alert" in text or "&#60;script&#62;alert" in text
     assert seen_escaped
     home = (site / "index.html").read_text(encoding="utf-8")
-    assert "&lt;script&gt;alert(&#34;x1&#34;)&lt;/script&gt;" in home or "&lt;script&gt;alert(&quot;x1&quot;)&lt;/script&gt;" in home
+    assert "&lt;script&gt;alert(&#34;x1&#34;)&lt;/script&gt;" in home or "&lt;script&gt;alert(&quot;x1&quot;)&lt;/script&gt;" in home  # noqa: E501
     # the title and nav carry the persona-free page titles; the GPU table shows the name as text
     import html as _html
 

@@ -12,10 +12,8 @@ import math
 import re
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, DataTree
 
 from generator import calc
@@ -45,7 +43,7 @@ def close(actual, expected, tol: float, where: str) -> None:
         assert abs(actual - expected) <= tol * max(1, abs(expected)), f"{where}: {actual!r} != {expected!r}"
     elif isinstance(expected, list):
         assert isinstance(actual, list) and len(actual) == len(expected), f"{where}: {actual!r} != {expected!r}"
-        for i, (a, e) in enumerate(zip(actual, expected)):
+        for i, (a, e) in enumerate(zip(actual, expected, strict=False)):
             close(a, e, tol, f"{where}[{i}]")
     elif isinstance(expected, dict):
         for k, e in expected.items():
@@ -204,7 +202,9 @@ def test_printed_examples_match_the_python_twin(pages, lang):
                           (dense["gib"], 4), (dense["gb"], 4)):
         assert shown(value, digits) in text, (value, digits)
 
-    conv = lambda k, s, st, p: {"type": "conv", "kernels": k, "size": s, "stride": st, "padding": p}
+    def conv(k, s, st, p):
+        return {"type": "conv", "kernels": k, "size": s, "stride": st, "padding": p}
+
     layers = [conv(32, 3, 1, "same"), {"type": "pool", "size": 2, "stride": 2}, conv(64, 3, 1, "same"),
               {"type": "pool", "size": 2, "stride": 2}, {"type": "reduce", "kernels": 16}, conv(32, 5, 2, "valid")]
     net = calc.cnn_memory({"batch": 128, "height": 250, "width": 250, "channels": 3, "bits": 32}, layers)

@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import EPOCH, ROOT, DataTree
 from test_browser import browser, open_language_menu_and_pick, page, server  # noqa: F401  (fixtures)
 from test_calculators import TREE_YAML, at
@@ -91,7 +90,7 @@ def last(page, name):
 
 
 def wait_ready(page, name):
-    page.wait_for_function(f'(() => {{ const r = document.querySelector(\'[data-wg-calc="{name}"]\'); return r && "wgLast" in r; }})()')
+    page.wait_for_function(f'(() => {{ const r = document.querySelector(\'[data-wg-calc="{name}"]\'); return r && "wgLast" in r; }})()')  # noqa: E501
 
 
 def set_field(page, scope, name, value):
@@ -146,7 +145,7 @@ def close(actual, expected, tol, where):
         assert abs(actual - expected) <= tol * max(1, abs(expected)), f"{where}: {actual!r} != {expected!r}"
     elif isinstance(expected, list):
         assert isinstance(actual, list) and len(actual) == len(expected), f"{where}: {actual!r}"
-        for i, (a, e) in enumerate(zip(actual, expected)):
+        for i, (a, e) in enumerate(zip(actual, expected, strict=False)):
             close(a, e, tol, f"{where}[{i}]")
     else:
         assert actual == expected, f"{where}: {actual!r} != {expected!r}"
@@ -187,7 +186,7 @@ def test_golden_case_typed_into_the_page(site_server, page, case):
             assert control.get_attribute("aria-invalid") == "true", field
             assert slot.get_attribute("id") in (control.get_attribute("aria-describedby") or ""), field
         assert len(shown) == len(case["errors"]), sorted(shown)
-        assert page.locator(f'[data-wg-calc="{name}"] [data-wg-out="status"]').inner_text() == scope.get_attribute("data-m-calc-common-fix")
+        assert page.locator(f'[data-wg-calc="{name}"] [data-wg-out="status"]').inner_text() == scope.get_attribute("data-m-calc-common-fix")  # noqa: E501
         return
     result = last(page, name)
     assert result is not None, scope.inner_text()
@@ -430,7 +429,7 @@ def test_picker_ranks_the_real_catalogue_like_the_python_twin(server, page, buil
         wait_ready(page, "picker")
         got = last(page, "picker")
         assert [r["id"] for r in got["rows"]] == [r["id"] for r in expected["rows"]], rev
-        for a, b in zip(got["rows"], expected["rows"]):
+        for a, b in zip(got["rows"], expected["rows"], strict=False):
             assert math.isclose(a["value"], b["value"], rel_tol=1e-9), (rev, a["id"])
         shown = root_of(page, "picker").locator("tbody tr").count()
         assert shown == min(50, len(expected["rows"]))

@@ -8,7 +8,6 @@ import time
 import xml.etree.ElementTree as ET
 
 import pytest
-
 from conftest import ROOT
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -156,7 +155,7 @@ def _check(figure) -> tuple[ET.Element, ET.Element, list[list[str]]]:
 def test_every_chart_of_the_fixture_is_valid(small, lang):
     out = _all(small, _context(small, lang))
     assert all(v is not None for v in out.values()), [k for k, v in out.items() if v is None]
-    for name, figure in out.items():
+    for _name, figure in out.items():
         _check(figure)
 
 
@@ -295,11 +294,11 @@ def test_timeline_segments_follow_the_advice(small, shipped):
     _, _, rows = _check(timeline_chart(shipped, c, personas=("best-overall",)))
     segs = timeline_segments(shipped, ["best-overall"])["best-overall"]
     assert len(rows) == len(segs)
-    for row, seg in zip(rows, segs):
+    for row, seg in zip(rows, segs, strict=False):
         assert row[1] == seg["start"]
         assert row[3] == ", ".join(shipped.gpus[g]["name"] for g in seg["gpus"]) or (row[3] == "—" and not seg["gpus"])
     # consecutive segments differ, and each starts where the previous one ended
-    for a, b in zip(segs, segs[1:]):
+    for a, b in zip(segs, segs[1:], strict=False):
         assert a["gpus"] != b["gpus"] and a["end"] == b["start"]
 
 

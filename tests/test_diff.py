@@ -7,7 +7,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import ROOT, TODAY
 
 REV = "revisions/2019-04-03.yaml"
@@ -121,7 +120,7 @@ def test_data_ref_diff_of_a_scripted_change(repo):
     repo.set("gpus/nvidia/rtx-2070.yaml", "memory_gb", "16")
     repo.set(REV, "summary", "A rewritten fixture revision.")
     repo.write(REV, repo.read(REV).replace("gpus: [gtx-1060-6gb]", "gpus: [gtx-1060-6gb, rtx-2070]"))
-    repo.write("gpus/nvidia/rtx-2060.yaml", repo.read("gpus/nvidia/rtx-2070.yaml").replace("GeForce RTX 2070", "GeForce RTX 2060"))
+    repo.write("gpus/nvidia/rtx-2060.yaml", repo.read("gpus/nvidia/rtx-2070.yaml").replace("GeForce RTX 2070", "GeForce RTX 2060"))  # noqa: E501
     out = cli("--data-ref", "HEAD", "--format", "markdown", cwd=repo.root)
     assert out.returncode == 0, out.stderr
     md = out.stdout

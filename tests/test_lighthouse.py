@@ -8,7 +8,6 @@ import os
 import subprocess
 
 import pytest
-
 from conftest import ROOT
 from lighthouse_server import serve
 from test_browser import CHROMIUM

@@ -42,7 +42,7 @@ def test_history_matrix_has_a_row_per_persona_and_a_column_per_revision(built_si
 
 def test_a_diff_page_per_consecutive_pair(built_site):
     site, ds = built_site
-    pairs = list(zip(ds.revisions, ds.revisions[1:]))
+    pairs = list(zip(ds.revisions, ds.revisions[1:], strict=False))
     for a, b in pairs:
         assert (site / "diffs" / f"{a.id}_{b.id}" / "index.html").is_file()
     page = (site / "diffs" / "2016-07-23_2017-03-19" / "index.html").read_text(encoding="utf-8")
@@ -147,7 +147,7 @@ def test_search_index_is_utf8_and_leaves_out_repeated_figures(built_site):
         # GPU pages are found by name, their notes and their history ...
         assert "gpus/rtx-2070/" in where and "gpus/rtx-2070/#history" in where, lang
         # ... not by computed figures, model tables or source URLs, nor by the catalogue's copies
-        for left_out in ("gpus/rtx-2070/#derived", "gpus/rtx-2070/#fits", "gpus/rtx-2070/#sources", "gpus/#notes", "history/#matrix"):
+        for left_out in ("gpus/rtx-2070/#derived", "gpus/rtx-2070/#fits", "gpus/rtx-2070/#sources", "gpus/#notes", "history/#matrix"):  # noqa: E501
             assert left_out not in where, (lang, left_out)
         catalogue = next(d for d in docs if d["location"] == "gpus/")
         assert "techpowerup" not in catalogue["text"]

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import markdown
 import yaml
+from conftest import FIXTURES, TODAY
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from conftest import FIXTURES, TODAY
 from generator.problems import Problem
 from generator.text import clean, escape_md
 from generator.validate import load_dataset

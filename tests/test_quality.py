@@ -3,7 +3,6 @@ theme-inherited exceptions listed with their reason."""
 from __future__ import annotations
 
 import json
-import os
 import posixpath
 import shutil
 import subprocess
@@ -12,7 +11,6 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-
 from conftest import ROOT
 
 VNU = ROOT / "node_modules" / "vnu-jar" / "build" / "dist" / "vnu.jar"

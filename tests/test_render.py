@@ -2,9 +2,8 @@
 from __future__ import annotations
 
 import pytest
-from markupsafe import Markup
-
 from conftest import ROOT
+from markupsafe import Markup
 
 
 @pytest.fixture

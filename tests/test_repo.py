@@ -6,7 +6,6 @@ import re
 import subprocess
 
 import yaml
-
 from conftest import ROOT
 
 

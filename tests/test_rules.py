@@ -99,7 +99,7 @@ CASES = {
     "id_is_a_valid_file_name": (
         lambda t: None,
         lambda t: t.path(GPU).rename(t.path("gpus/nvidia/RTX_2070.yaml")),
-        "data/gpus/nvidia/RTX_2070.yaml:1: file name 'RTX_2070.yaml' is not a valid id: use lowercase letters, digits and single dashes",
+        "data/gpus/nvidia/RTX_2070.yaml:1: file name 'RTX_2070.yaml' is not a valid id: use lowercase letters, digits and single dashes",  # noqa: E501
         True,
     ),
     "revision_date_matches_file_name": (
@@ -115,8 +115,8 @@ CASES = {
         True,
     ),
     "duplicate_ids": (
-        lambda t: t.write("gpus/amd/rx-580.yaml", t.read(GPU).replace("vendor: nvidia", "vendor: amd").replace('compute_capability: "7.5"\n', "")),
-        lambda t: t.write("gpus/amd/rtx-2070.yaml", t.read(GPU).replace("vendor: nvidia", "vendor: amd").replace('compute_capability: "7.5"\n', "")),
+        lambda t: t.write("gpus/amd/rx-580.yaml", t.read(GPU).replace("vendor: nvidia", "vendor: amd").replace('compute_capability: "7.5"\n', "")),  # noqa: E501
+        lambda t: t.write("gpus/amd/rtx-2070.yaml", t.read(GPU).replace("vendor: nvidia", "vendor: amd").replace('compute_capability: "7.5"\n', "")),  # noqa: E501
         f"{GPU_SHOWN}:1: duplicate GPU id 'rtx-2070': also data/gpus/amd/rtx-2070.yaml",
         True,
     ),
@@ -189,8 +189,8 @@ CASES = {
         True,
     ),
     "reference_is_one": (
-        lambda t: _append(t, REV, "relative_performance:\n  - workload: overall\n    reference: rtx-2070\n    values: {rtx-2070: 1, gtx-1060-6gb: 0.4}\n"),
-        lambda t: _append(t, REV, "relative_performance:\n  - workload: overall\n    reference: rtx-2070\n    values: {rtx-2070: 1.5, gtx-1060-6gb: 0.4}\n"),
+        lambda t: _append(t, REV, "relative_performance:\n  - workload: overall\n    reference: rtx-2070\n    values: {rtx-2070: 1, gtx-1060-6gb: 0.4}\n"),  # noqa: E501
+        lambda t: _append(t, REV, "relative_performance:\n  - workload: overall\n    reference: rtx-2070\n    values: {rtx-2070: 1.5, gtx-1060-6gb: 0.4}\n"),  # noqa: E501
         f"{REV_SHOWN}:17: relative_performance[0].values.rtx-2070: the reference GPU rtx-2070 is 1 by definition, got 1.5",
         True,
     ),
@@ -202,14 +202,14 @@ CASES = {
     ),
     "translation_of_unknown_key": (
         lambda t: None,
-        lambda t: t.write("translations/ko/ui.yaml", t.read("translations/ko/ui.yaml") + "nav.homme:\n  text: 홈\n  source: 3a78695388b3\n"),
-        "data/translations/ko/ui.yaml:4: nav.homme: no translatable English text has this key in data/ui.yaml; did you mean 'nav.home'?",
+        lambda t: t.write("translations/ko/ui.yaml", t.read("translations/ko/ui.yaml") + "nav.homme:\n  text: 홈\n  source: 3a78695388b3\n"),  # noqa: E501
+        "data/translations/ko/ui.yaml:4: nav.homme: no translatable English text has this key in data/ui.yaml; did you mean 'nav.home'?",  # noqa: E501
         True,
     ),
     "translation_of_unknown_record": (
         lambda t: None,
         lambda t: t.write("translations/ko/gpus/nvidia/rtx-2070ti.yaml", "notes:\n  text: 카드\n  source: 3a78695388b3\n"),
-        "data/translations/ko/gpus/nvidia/rtx-2070ti.yaml:1: translation of an unknown record: data/gpus/nvidia/rtx-2070ti.yaml does not exist; did you mean 'gpus/nvidia/rtx-2070.yaml'?",
+        "data/translations/ko/gpus/nvidia/rtx-2070ti.yaml:1: translation of an unknown record: data/gpus/nvidia/rtx-2070ti.yaml does not exist; did you mean 'gpus/nvidia/rtx-2070.yaml'?",  # noqa: E501
         True,
     ),
     "translation_digest_shape": (

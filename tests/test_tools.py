@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import os
 import re
 import subprocess
@@ -11,8 +10,7 @@ import sys
 import jsonschema
 import pytest
 import yaml
-
-from conftest import ROOT, TODAY
+from conftest import ROOT
 
 GPU = "gpus/nvidia/rtx-2070.yaml"
 

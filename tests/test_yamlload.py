@@ -37,7 +37,7 @@ def test_dates_become_dates():
 
 def test_billion_laughs_is_refused_quickly():
     bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n"
-    for prev, name in zip("abcdefgh", "bcdefghi"):
+    for prev, name in zip("abcdefgh", "bcdefghi", strict=False):
         bomb += f"{name}: &{name} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"
     start = time.perf_counter()
     doc, problems = load(bomb)
