@@ -140,7 +140,8 @@ RESULT = Record({
     "url": F(Url(), required=False, doc="a more precise link than the file's"),
     "date": F(Date(), required=False),
     "runtime_version": F(Str(max_len=40), required=False),
-    "note": F(Text(max_len=600), required=False),
+    # conditions of one run, kept in English (shown with lang="en"): not translated
+    "note": F(Str(max_len=600), required=False, doc="conditions of this run, in English"),
 })
 
 MEASUREMENTS = Record({
@@ -177,7 +178,7 @@ OBSERVATION = Record({
     "provider": F(Str(max_len=60), required=False),
     "instance": F(Str(max_len=80), required=False),
     "pricing": F(Enum(CLOUD_PRICING), required=False, doc="cloud-hourly: on-demand (default), spot or reserved"),
-    "note": F(Text(max_len=600), required=False),
+    "note": F(Str(max_len=600), required=False, doc="how the price was read, in English (not translated)"),
 }, rules=(rule_cloud_fields,))
 
 PRICES = Record({
