@@ -41,9 +41,9 @@ def gpus_result(ds: Dataset) -> list[dict]:
 def revisions_result(ds: Dataset) -> list[dict]:
     """Every revision as written, plus ``advice_in_force``: the recommendations in force on that
     date, derived from the update log for revisions that only record changes."""
-    from .history import all_states
+    from .derive import derive
 
-    states = all_states(ds)
+    states = derive(ds).states
     out = []
     for rev in ds.revisions:
         item = plain(rev.data)
@@ -76,6 +76,40 @@ def topics_result(ds: Dataset) -> list[dict]:
     return [{"id": t.id, **plain(t.data)} for t in ds.topics]
 
 
+def models_result(ds: Dataset) -> list[dict]:
+    return [{"id": mid, **plain(m.data)} for mid, m in sorted(ds.models.items())]
+
+
+MEASUREMENT_DEFAULTS = {"kv_cache": "f16"}
+
+
+def measurements_result(ds: Dataset) -> list[dict]:
+    """Every measured result, flattened: the source's fields merged into each of its results."""
+    out = []
+    for src in ds.measurements:
+        head = {"source": src.id, "title": src["title"], "url": src["url"], "publisher": src["publisher"],
+                "date": plain(src["date"]), "runtime": src["runtime"], "runtime_version": src["runtime_version"]}
+        for i, res in enumerate(src["results"]):
+            item = {"id": f"{src.id}-{i + 1}", **head, **MEASUREMENT_DEFAULTS, **plain(res)}
+            out.append(item)
+    return out
+
+
+def measurement_sources_result(ds: Dataset) -> list[dict]:
+    return [{"id": m.id, **plain(m.data)} for m in ds.measurements]
+
+
+def prices_result(ds: Dataset) -> list[dict]:
+    """Every dated price observation, with the GPU it prices and the price per GPU."""
+    out = []
+    for gid, rec in sorted(ds.prices.items()):
+        for o in rec["observations"]:
+            item = {"gpu": gid, **plain(o)}
+            item["usd_per_gpu"] = round(o["usd"] / (o.get("gpus") or 1), 4)
+            out.append(item)
+    return out
+
+
 def api_schema() -> dict:
     """JSON Schema of the API's objects, from the same declarations as the data files."""
     from .fmt import json_schema
@@ -91,7 +125,22 @@ def api_schema() -> dict:
                                                 "known": {"enum": ["source", "derived"]}}}}
     revision["required"] = revision["required"] + ["advice_in_force"]
     defs = revision.pop("$defs", {})
-    for doc in (gpu, revision):
+    model = json_schema("model")
+    model["properties"] = {"id": {"type": "string"}, **model["properties"]}
+    model["required"] = ["id"] + model["required"]
+    source = json_schema("measurement")
+    source["properties"] = {"id": {"type": "string"}, **source["properties"]}
+    result = dict(source["properties"]["results"]["items"])
+    measurement = {"type": "object", "description": "one measured result with its source's fields merged in",
+                   "required": ["id", "source", "url", "publisher", "date", "runtime", "runtime_version"] + result["required"],
+                   "properties": {"id": {"type": "string"}, "source": {"type": "string"},
+                                  **{k: source["properties"][k] for k in ("title", "url", "publisher", "date", "runtime",
+                                                                          "runtime_version")},
+                                  **result["properties"]}}
+    observation = dict(json_schema("price")["properties"]["observations"]["items"])
+    price = {"type": "object", "required": ["gpu", "usd_per_gpu"] + observation["required"],
+             "properties": {"gpu": {"type": "string"}, "usd_per_gpu": {"type": "number"}, **observation["properties"]}}
+    for doc in (gpu, revision, model, source):
         for key in ("$schema", "$id"):
             doc.pop(key, None)
     envelope_props = {"schema_version": {"const": SCHEMA_VERSION}, "generated_at": {"type": "string"},
@@ -100,11 +149,15 @@ def api_schema() -> dict:
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "schema.json",
         "title": "whichgpu JSON API v1",
-        "$defs": {**defs, "gpu": gpu, "revision": revision,
+        "$defs": {**defs, "gpu": gpu, "revision": revision, "model": model, "measurement": measurement,
+                  "measurement_source": source, "price": price,
                   "envelope": {"type": "object", "required": ["schema_version", "generated_at", "result"],
                                "properties": envelope_props}},
-        "description": "gpus.json and revisions.json are envelopes whose result is a list of $defs/gpu or "
-                       "$defs/revision; gpus/<id>.json and revisions/<date>.json hold one object as result.",
+        "description": "gpus.json, revisions.json, models.json, measurements.json and prices.json are envelopes "
+                       "whose result is a list of $defs/gpu, $defs/revision, $defs/model, $defs/measurement or "
+                       "$defs/price; gpus/<id>.json, revisions/<date>.json, models/<id>.json, "
+                       "measurements/<source>.json ($defs/measurement_source) and prices/<gpu>.json (a list of "
+                       "$defs/price) hold their item as result.",
     }
 
 
@@ -126,6 +179,16 @@ def write_api(ds: Dataset, out_dir: Path) -> list[Path]:
         _write(out_dir / "topics.json", envelope(topics)),
         _write(out_dir / "schema.json", api_schema()),
     ]
+    models, measurements, prices = models_result(ds), measurements_result(ds), prices_result(ds)
+    written += [_write(out_dir / "models.json", envelope(models)),
+                _write(out_dir / "measurements.json", envelope(measurements)),
+                _write(out_dir / "prices.json", envelope(prices))]
+    written += [_write(out_dir / "models" / f"{m['id']}.json", single(m)) for m in models]
+    written += [_write(out_dir / "measurements" / f"{s['id']}.json", single(s)) for s in measurement_sources_result(ds)]
+    by_gpu: dict[str, list] = {}
+    for p in prices:
+        by_gpu.setdefault(p["gpu"], []).append(p)
+    written += [_write(out_dir / "prices" / f"{gid}.json", single(items)) for gid, items in by_gpu.items()]
     all_doc = {"schema_version": SCHEMA_VERSION, "generated_at": generated_at(),
                "result": {"gpus": gpus, "revisions": revisions, "personas": personas, "topics": topics}}
     written.append(_write(out_dir / "all.json", all_doc))

@@ -567,29 +567,3 @@ def _done(errors: dict, compute) -> dict:
     if errors:
         return {"errors": errors, "result": None}
     return {"errors": errors, "result": compute()}
-
-
-# ------------------------------------------------------------------ for pages: which common models fit
-
-COMMON_MODELS = (
-    # name, parameters (billions), layers, hidden, attention heads, KV heads, head size
-    ("Llama 2 7B", 6.74, 32, 4096, 32, 32, 128),
-    ("Llama 2 13B", 13.0, 40, 5120, 40, 40, 128),
-    ("Llama 3 8B", 8.03, 32, 4096, 32, 8, 128),
-    ("Llama 2 70B", 69.0, 80, 8192, 64, 8, 128),
-)
-
-
-def model_memory(model: tuple, mode: str = "inference", precision: str = "bf16", seq: int = 4096,
-                 batch: int = 1, overhead_gib: float = 1) -> dict:
-    """The large-model calculator's total for one of COMMON_MODELS, with its default settings."""
-    _name, params, layers, hidden, heads, kv_heads, head_dim = model
-    return llm_memory({"params": params, "precision": precision, "mode": mode, "optimizer": "adamw",
-                       "trainable": 1, "batch": batch, "seq": seq, "layers": layers, "hidden": hidden,
-                       "heads": heads, "kv_heads": kv_heads, "head_dim": head_dim, "checkpointing": "1",
-                       "overhead": overhead_gib})
-
-
-def models_that_fit(memory_gb: float, mode: str = "inference", precision: str = "bf16") -> list[str]:
-    """Names of COMMON_MODELS whose total fits in one card of ``memory_gb`` (read as GiB)."""
-    return [m[0] for m in COMMON_MODELS if model_memory(m, mode, precision)["total"] <= memory_gb * GIB]

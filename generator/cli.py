@@ -203,6 +203,8 @@ def main(argv=None) -> int:
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.set_defaults(func=cmd_check_specs)
 
+    from .estimate.cli import add_parser as add_estimate_parser
+    add_estimate_parser(sub)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

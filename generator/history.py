@@ -3,14 +3,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .diff import PersonaState, advice_states
+from .diff import advice_states
 from .model import Dataset, Record
 from .schema import SOURCED_FIELDS
-
-
-def all_states(ds: Dataset) -> dict[str, dict[str, PersonaState]]:
-    """revision date -> persona -> state, in one pass over the revisions."""
-    return advice_states(ds)
 
 
 @dataclass
@@ -36,7 +31,7 @@ def _tree_gpus(node) -> set[str]:
 def history_index(ds: Dataset, states=None) -> dict[str, list[GpuMention]]:
     """gpu id -> every revision that recommended, offered as an alternative, avoided, compared,
     priced or changed it, oldest first; built in one pass over the revisions."""
-    states = states or all_states(ds)
+    states = states or advice_states(ds)
     index: dict[str, list[GpuMention]] = {}
 
     def mention(gid: str, date: str) -> GpuMention:
@@ -65,11 +60,6 @@ def history_index(ds: Dataset, states=None) -> dict[str, list[GpuMention]]:
         for gid in sorted(_tree_gpus(rev.get("decision_tree"))):
             mention(gid, rev.id).in_tree = True
     return index
-
-
-def gpu_history(ds: Dataset, gid: str, states=None) -> list[GpuMention]:
-    """The mentions of one GPU (see :func:`history_index`)."""
-    return history_index(ds, states).get(gid, [])
 
 
 def sources_for(gpu: Record, field_name: str) -> list[str]:

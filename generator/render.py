@@ -17,15 +17,12 @@ from markupsafe import Markup
 
 from .locales import DEFAULT_LANG, LOCALES
 from .model import Dataset, Localizer, Record
+from .render_estimates import EstimatesText
 from .schema import ID_RE
 from .text import escape_md, escape_title, format_date, format_number, yaml_str
 
 DATE_ID_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 NAV_REVISIONS = 6
-# Published shapes of common open models: name, billions of parameters, layers, hidden size,
-# attention heads, key-value heads (Llama 2 model cards; 70B uses grouped-query attention).
-COMMON_MODELS = (("Llama 2 7B", 6.74, 32, 4096, 32, 32), ("Llama 2 13B", 13.0, 40, 5120, 40, 40),
-                 ("Llama 2 70B", 69.0, 80, 8192, 64, 8))
 # The calculator pages (templates/pages/site/calculators), in the order of the sidebar.
 CALCULATORS = (("calc.nav_overview", "index"), ("calc.dense.heading", "memory-dense"), ("calc.cnn.heading", "memory-cnn"),
                ("calc.llm.heading", "memory-llm"), ("calc.picker.heading", "picker"), ("calc.cloud.heading", "cloud"))
@@ -74,7 +71,7 @@ def make_env(templates_dir: Path) -> jinja2.Environment:
     return env
 
 
-class Context:
+class Context(EstimatesText):
     """What templates can call: translated text, links, formatting."""
 
     def __init__(self, ds: Dataset, lang: str):
@@ -138,68 +135,46 @@ class Context:
         sep = self.ui("punct.list_sep")
         return Markup(sep.join(self.gpu_link(g, base) for g in ids))
 
-    # -- history and derived figures (computed once per language)
-    @functools.cached_property
+    # -- computed facts: read from the derive stage (once per dataset, for every language)
+    @property
+    def facts(self):
+        from .derive import derive
+
+        return derive(self.ds)
+
+    @property
     def states(self):
-        from .history import all_states
-
-        return all_states(self.ds)
-
-    @functools.cached_property
-    def _history(self):
-        from .history import history_index
-
-        return history_index(self.ds, self.states)
+        return self.facts.states
 
     def gpu_history(self, gid: str):
-        return self._history.get(gid, [])
+        return self.facts.history.get(gid, [])
 
     def derived(self, gpu):
-        from .history import derived
-
-        return derived(gpu)
-
-    def model_fits(self, gpu):
-        """Common open models and whether they fit this card's memory (generator/calc.py, the
-        Python twin of the calculators, with the calculators' formulas and fixture)."""
-        import math
-
-        from .calc import GIB, llm_memory
-
-        rows = []
-        for name, params, layers, hidden, heads, kv_heads in COMMON_MODELS:
-            for use, extra in (("infer16", {"mode": "inference", "precision": "bf16"}),
-                               ("infer4", {"mode": "inference", "precision": "int4"}),
-                               ("qlora", {"mode": "qlora", "precision": "bf16", "trainable": 1, "checkpointing": "1"})):
-                v = {"params": params, "optimizer": "adamw", "trainable": 1, "batch": 1, "seq": 4096,
-                     "layers": layers, "hidden": hidden, "heads": heads, "kv_heads": kv_heads,
-                     "head_dim": hidden // heads, "checkpointing": "0", "overhead": 1, **extra}
-                total = llm_memory(v)["total"]
-                need = total / GIB
-                cards = math.ceil(total / (gpu["memory_gb"] * GIB))
-                rows.append({"model": name, "use": use, "gib": round(need, 1), "cards": cards})
-        return rows
+        return self.facts.figures[gpu.id]
 
     def charts(self):
         from .charts import charts_for
 
         return charts_for(self.ds, self)
 
+    def advice_age(self, up: str) -> Markup:
+        """How old the newest advice is at build time, with links to it and to today's cards;
+        ``up`` is the path from the current page to the language root."""
+        a = self.facts.advice_age
+        y = self.fill_plain("age.years_one" if a.years == 1 else "age.years", n=a.years) if a.years else ""
+        m = self.fill_plain("age.months_one" if a.months == 1 else "age.months", n=a.months) if a.months or not a.years else ""
+        span = self.fill_plain("age.join", years=y, months=m) if y and m else (y or m)
+        return self.fill("age.body", date=self.link(self.date(a.newest), f"{up}revisions/{safe_id(a.newest)}.md"),
+                         age=span, built=self.date(a.built),
+                         today=self.link(self.ui_plain("age.today_link"), f"{up}today/index.md"))
+
     def tree_revision(self):
         """The newest revision that gives its advice as a decision tree, or None."""
-        trees = [r for r in self.ds.revisions if r.get("decision_tree")]
-        return trees[-1] if trees else None
+        return self.facts.tree_revision
 
     def tree_in_force(self, rev):
-        """The decision tree in force on ``rev``: its own, or that of the last full revision
-        before it when only update-log entries came since; None if the advice is a persona list."""
-        last_full = None
-        for r in self.ds.revisions:
-            if r["kind"] == "full":
-                last_full = r
-            if r.id == rev.id:
-                break
-        return last_full if last_full is not None and last_full.get("decision_tree") else None
+        """The decision tree in force on ``rev`` (see :attr:`generator.derive.Derived.trees`)."""
+        return self.facts.trees[rev.id]
 
     def diff(self, a: str, b: str):
         from .diff import diff_revisions
@@ -271,6 +246,14 @@ def render_language(ds: Dataset, lang: str, templates_dir: Path) -> list[Page]:
         topic_tpl = env.get_template("topic.md.j2")
         pages += [Page(f"topics/{t.id}.md", topic_tpl.render(c=ctx, ds=ds, topic=t)) for t in ds.topics]
         pages.append(Page("topics/index.md", env.get_template("topics.md.j2").render(c=ctx, ds=ds)))
+    if ds.prices:
+        pages.append(Page("today/index.md", env.get_template("today.md.j2").render(c=ctx, ds=ds)))
+    if ds.models:
+        model_tpl = env.get_template("model.md.j2")
+        pages += [Page(f"models/{mid}.md", model_tpl.render(c=ctx, ds=ds, mid=mid, model=m))
+                  for mid, m in sorted(ds.models.items())]
+        pages.append(Page("models/index.md", env.get_template("models.md.j2").render(c=ctx, ds=ds)))
+        pages.append(Page("accuracy/index.md", env.get_template("accuracy.md.j2").render(c=ctx, ds=ds)))
     pages += _site_pages(env, ctx, ds, templates_dir)
     return pages
 
@@ -297,11 +280,15 @@ def nav(ds: Dataset, lang: str, templates_dir: Path | None = None) -> list:
     out = [
         {esc(loc.ui("nav.home")): "index.md"},
         {esc(loc.ui("nav.latest")): "latest/index.md"},
+        *([{esc(loc.ui("nav.today")): "today/index.md"}] if ds.prices else []),
         {esc(loc.ui("nav.revisions")): [{esc(loc.ui("nav.all_revisions")): "revisions/index.md"}] + revisions},
     ]
     optional = [("history", "nav.history"), ("diffs", "nav.diffs")]
     out += [{esc(loc.ui(key)): f"{name}/index.md"} for name, key in optional if (site / name / "index.md.j2").is_file()]
     out.append({esc(loc.ui("nav.gpus")): "gpus/index.md"})
+    if ds.models:
+        out.append({esc(loc.ui("nav.models")): "models/index.md"})
+        out.append({esc(loc.ui("nav.accuracy")): "accuracy/index.md"})
     tail = [("compare", "nav.compare"), ("charts", "nav.charts")]
     out += [{esc(loc.ui(key)): f"{name}/index.md"} for name, key in tail if (site / name / "index.md.j2").is_file()]
     calculators = [(key, page) for key, page in CALCULATORS if (site / "calculators" / f"{page}.md.j2").is_file()]

@@ -72,3 +72,42 @@ def test_personas_carry_names_in_every_language(built_site):
     for p in personas:
         assert set(p["names"]) == {"en", "ko", "zh", "fr"}
         assert p["names"]["en"] == p["name"]
+
+
+def test_models_measurements_and_prices_are_exported_whole(built_site):
+    site, _ = built_site
+    models = {m["id"]: m for m in _load(site, "models.json")["result"]}
+    for path in sorted((ROOT / "data" / "models").glob("*.yaml")):
+        assert models[path.stem] == {"id": path.stem, **_plain(yaml.safe_load(path.read_text(encoding="utf-8")))}
+        assert _load(site, f"models/{path.stem}.json")["result"] == models[path.stem]
+    flat = _load(site, "measurements.json")["result"]
+    files = sorted((ROOT / "data" / "measurements").glob("*.yaml"))
+    assert len(flat) == sum(len(yaml.safe_load(p.read_text(encoding="utf-8"))["results"]) for p in files)
+    for path in files:
+        doc = _plain(yaml.safe_load(path.read_text(encoding="utf-8")))
+        mine = [m for m in flat if m["source"] == path.stem]
+        assert len(mine) == len(doc["results"])
+        for item, res in zip(mine, doc["results"], strict=True):
+            assert item["url"] == res.get("url", doc["url"]) and item["runtime"] == doc["runtime"]
+            assert item["value"] == res["value"] and item["gpu"] == res["gpu"] and item["model"] == res["model"]
+        assert _load(site, f"measurements/{path.stem}.json")["result"] == {"id": path.stem, **doc}
+    prices = _load(site, "prices.json")["result"]
+    for path in sorted((ROOT / "data" / "prices").glob("*.yaml")):
+        obs = _plain(yaml.safe_load(path.read_text(encoding="utf-8")))["observations"]
+        mine = [p for p in prices if p["gpu"] == path.stem]
+        assert [{k: v for k, v in p.items() if k not in ("gpu", "usd_per_gpu")} for p in mine] == obs
+        for p in mine:
+            assert p["usd_per_gpu"] == round(p["usd"] / p.get("gpus", 1), 4)
+
+
+def test_api_files_follow_their_schema(built_site):
+    import jsonschema
+
+    site, _ = built_site
+    schema = _load(site, "schema.json")
+    for name, kind in (("gpus.json", "gpu"), ("revisions.json", "revision"), ("models.json", "model"),
+                       ("measurements.json", "measurement"), ("prices.json", "price")):
+        validator = jsonschema.Draft202012Validator({**schema, "$ref": f"#/$defs/{kind}"})
+        for item in _load(site, name)["result"]:
+            errors = [e.message for e in validator.iter_errors(item)]
+            assert not errors, (name, errors[:3])

@@ -23,8 +23,9 @@ Workspace (``workspace``), per GPU:
   flash attention also the f32 KQ matrix of one layer (4 x heads x context per token). Untied
   token embeddings stay in host memory (llama.cpp keeps ``token_embd`` on the CPU).
 - transformers (and pytorch, mlx, exllamav2): activations of one forward pass over the prompt:
-  b x s x (4 x hidden + 4 x intermediate + 4 x vocab) bytes (bf16 hidden states and MLP outputs,
-  f32 logits); SDPA/FlashAttention never store the s x s scores (without it: 2 x heads x s^2 per
+  b x s x (4 x hidden + 4 x intermediate) bytes (16-bit hidden states and the MLP's gate and up
+  outputs, alive together in one layer; recent transformers compute logits for the last position
+  only); SDPA/FlashAttention never store the s x s scores (without it: 2 x heads x s^2 per
   sequence for one layer).
 - vLLM, SGLang, TensorRT-LLM: the same per-token activations for a scheduler step of
   ``max_batched_tokens`` (8192) tokens, whatever the context; the card is pre-allocated to
@@ -182,7 +183,7 @@ def activation_basis(model: dict, runtime: str, context: float, batch: int, flas
         u = min(LLAMA_CPP_UBATCH, context * batch)
         extra = 0 if flash_attention else 4 * heads * context
         return u * (4 * vocab + 8 * (h + inter) + extra)
-    per_token = 4 * h + 4 * inter + 4 * vocab
+    per_token = 4 * h + 4 * inter
     if runtime in SERVING_RUNTIMES:
         return min(MAX_BATCHED_TOKENS, max(context * batch, 1)) * per_token
     scores = 0 if flash_attention else 2 * heads * context * context * batch

@@ -25,7 +25,9 @@ max(FLOPs / (matrix_tflops x eff_compute), weight reads / (bandwidth x eff_bw)) 
 are read once per micro-batch (llama.cpp's 512 tokens, vLLM's 8192, the whole prompt elsewhere).
 Matrix throughput is the GPU's dense ``fp16_tensor_tflops``, else ``fp32_tflops`` (no tensor units,
 Apple GPUs); fp8 weights in vLLM/SGLang/TensorRT-LLM use ``fp8_tensor_tflops`` where the GPU has it.
-llama.cpp multiplies quantized weights at the 16-bit rate (they are dequantized, or run through
+The stored figure is the FP32-accumulate rate; llama.cpp accumulates in FP16 (or runs int8
+kernels), which GeForce cards (consumer NVIDIA, Titans aside) run at twice that figure, so llama.cpp
+gets 2 x fp16_tensor_tflops there. llama.cpp multiplies quantized weights at the 16-bit rate (they are dequantized, or run through
 int8 kernels of about that speed): the format changes only the bytes, and ``eff_compute`` absorbs
 the rest. With CPU offload llama.cpp copies the host layers over PCIe (``pcie_gbs``, 25 GB/s) once
 per micro-batch.
@@ -45,7 +47,7 @@ import math
 from .formats import LAYER_SPLIT_RUNTIMES, backend
 from .memory import SERVING_RUNTIMES, expert_fraction, kv_cache_bytes, weights_parts
 
-DEFAULT_SPEED = {"eff_bw": 0.75, "overhead_s": 0.0005, "eff_compute": 0.5, "eff_cpu": 0.6,
+DEFAULT_SPEED = {"eff_bw": 0.75, "overhead_s": 0.0005, "overhead_s_per_layer": 0.0, "eff_compute": 0.5, "eff_cpu": 0.6,
                  "tp_latency_s": 1.0e-5, "cpu_bandwidth_gbs": 60.0, "pcie_gbs": 25.0}
 DEFAULT_RELATIVE = {"a": 0.5, "b": 0.5, "c": 0.0}
 UBATCH = {"llama.cpp": 512, "vllm": 8192, "sglang": 8192, "tensorrt-llm": 8192}
@@ -64,7 +66,15 @@ def matrix_tflops(gpu: dict, weights: str, runtime: str) -> float:
     if weights == "fp8" and runtime in SERVING_RUNTIMES and (gpu.get("fp8_tensor_tflops") or 0) > 0:
         return gpu["fp8_tensor_tflops"]
     t = gpu.get("fp16_tensor_tflops") or 0
+    if t > 0 and runtime == "llama.cpp" and half_rate_fp32_accumulate(gpu):
+        return 2 * t
     return t if t > 0 else (gpu.get("fp32_tflops") or 0)
+
+
+def half_rate_fp32_accumulate(gpu: dict) -> bool:
+    """GeForce cards (consumer NVIDIA, Titans aside) run FP32-accumulate tensor math at half their FP16-accumulate rate."""
+    return (gpu.get("vendor") == "nvidia" and gpu.get("segment") == "consumer"
+            and "titan" not in str(gpu.get("id") or gpu.get("name") or "").lower())
 
 
 def _split(model: dict, w: dict, gpu_layers):
@@ -95,12 +105,12 @@ def decode_terms(model: dict, gpu: dict, weights: str, kv_cache: str, context: i
             "cpu_s": cpu_bytes / (k["cpu_bandwidth_gbs"] * 1e9),
             "compute_s": flops / tflops / (n if tensor_parallel else 1) if tflops > 0 else 0.0,
             "comm_s": 2 * model["layers"] * k["tp_latency_s"] if tensor_parallel else 0.0,
-            "batch": batch, "bytes_per_step": gpu_bytes + cpu_bytes}
+            "batch": batch, "layers": model["layers"], "bytes_per_step": gpu_bytes + cpu_bytes}
 
 
 def decode_from_terms(t: dict, k: dict) -> float:
     step = max(t["mem_s"] / k["eff_bw"] + t["cpu_s"] / k["eff_cpu"], t["compute_s"] / k["eff_compute"])
-    return t["batch"] / (step + k["overhead_s"] + t["comm_s"])
+    return t["batch"] / (step + k["overhead_s"] + k["overhead_s_per_layer"] * t["layers"] + t["comm_s"])
 
 
 def attention_flops(model: dict, n: float) -> float:
@@ -131,14 +141,17 @@ def prefill_terms(model: dict, gpu: dict, weights: str, context: int, batch: int
     n = max(1, gpus)
     tensor_parallel = n > 1 and runtime not in LAYER_SPLIT_RUNTIMES
     tflops = matrix_tflops(gpu, weights, runtime) * 1e12
-    return {"compute_s": flops / tflops / (n if tensor_parallel else 1) if tflops > 0 else 0.0,
+    return {"compute_s": flops / tflops / (n if tensor_parallel else 1) if tflops > 0 else None,
             "mem_s": chunks * per_chunk / (gpu["memory_bandwidth_gbs"] * 1e9) / (n if tensor_parallel else 1),
             "pcie_s": chunks * cpu_bytes / (k["pcie_gbs"] * 1e9),
             "comm_s": chunks * 2 * model["layers"] * k["tp_latency_s"] if tensor_parallel else 0.0,
             "tokens": tokens, "flops": flops}
 
 
-def prefill_from_terms(t: dict, k: dict) -> float:
+def prefill_from_terms(t: dict, k: dict):
+    """Prompt tokens per second; None when the GPU gives no matrix throughput."""
+    if t["compute_s"] is None:
+        return None
     time = max(t["compute_s"] / k["eff_compute"], t["mem_s"] / k["eff_bw"]) + t["pcie_s"] + t["comm_s"]
     return t["tokens"] / time if time > 0 else 0.0
 
@@ -150,7 +163,7 @@ def decode_tokens_per_s(model: dict, gpu: dict, weights: str, kv_cache: str, con
 
 
 def prefill_tokens_per_s(model: dict, gpu: dict, weights: str, context: int, batch: int, runtime: str,
-                         gpus: int = 1, gpu_layers=None, constants: dict | None = None) -> float:
+                         gpus: int = 1, gpu_layers=None, constants: dict | None = None):
     t = prefill_terms(model, gpu, weights, context, batch, runtime, gpus, gpu_layers, constants)
     return prefill_from_terms(t, speed_constants(constants, runtime, gpu))
 

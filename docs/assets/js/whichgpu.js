@@ -224,8 +224,53 @@
     if (dialog && input && !dialog.hasAttribute("aria-label")) dialog.setAttribute("aria-label", input.getAttribute("aria-label") || "Search");
   }
 
+  /* Today's cards: rank by the chosen workload's value per dollar, filter by budget and memory;
+     the choice is kept in the address. Every figure is in the rows' data attributes. */
+  function initToday(root) {
+    const form = root.querySelector("#wg-today-filters");
+    const table = root.querySelector("#today-table");
+    if (!form || !table || !once(form, "wgInit")) return;
+    const body = table.tBodies[0];
+    const rows = Array.from(body.rows);
+    const params = new URLSearchParams(location.search);
+    for (const name of ["workload", "budget", "memory"]) {
+      const v = params.get(name);
+      if (v !== null && form.elements[name]) form.elements[name].value = v;
+    }
+    const num = (v) => (v === "" || v === undefined || Number.isNaN(Number(v)) ? null : Number(v));
+    function apply() {
+      const workload = form.elements.workload.value || "training";
+      const key = workload.replace(/_/g, "-");
+      const budget = num(form.elements.budget.value);
+      const memory = num(form.elements.memory.value);
+      const value = (r) => num(r.getAttribute("data-" + key));
+      const sorted = rows.slice().sort((a, b) => (value(b) ?? -1) - (value(a) ?? -1) || a.dataset.gpu.localeCompare(b.dataset.gpu));
+      let shown = 0;
+      for (const r of sorted) {
+        const buy = num(r.dataset.buy);
+        const ok = (budget === null || (buy !== null && buy <= budget)) && (memory === null || Number(r.dataset.memory) >= memory);
+        r.hidden = !ok;
+        if (ok) shown += 1;
+        body.appendChild(r);
+      }
+      const out = form.elements.count;
+      if (out) out.value = (out.dataset.template || "{shown}").replace("{shown}", shown).replace("{total}", rows.length);
+      const next = new URLSearchParams();
+      if (workload !== "training") next.set("workload", workload);
+      if (budget !== null) next.set("budget", String(budget));
+      if (memory !== null) next.set("memory", String(memory));
+      const q = next.toString();
+      history.replaceState(history.state, "", location.pathname + (q ? "?" + q : "") + location.hash);
+    }
+    form.addEventListener("input", apply);
+    form.addEventListener("change", apply);
+    form.addEventListener("reset", () => setTimeout(apply, 0));
+    apply();
+  }
+
   function init() {
     const root = document;
+    initToday(root);
     nameSearchDialog(root);
     initCatalogue(root);
     initCompare(root);

@@ -1,0 +1,538 @@
+// The estimation engine in the browser: memory, decode/prefill speed and relative training
+// throughput of an LLM on a GPU. Twin of generator/estimate/ (formats, memory, speed, engine):
+// same formulas, same results, checked against tests/fixtures/estimate.json on both sides.
+// No fitting here: the fitted constants, the error table and the reference GPU arrive as data
+// (`table` = {constants, errors, reference}). No DOM, no text: errors are keys, translated elsewhere.
+
+export const GIB = 1024 ** 3;
+
+export const WEIGHT_FORMATS = {
+  f32: { base: 32, head: 32, embed: 32, gguf: false },
+  bf16: { base: 16, head: 16, embed: 16, gguf: false },
+  f16: { base: 16, head: 16, embed: 16, gguf: false },
+  fp8: { base: 8, head: 16, embed: 16, gguf: false },
+  int8: { base: 8, head: 16, embed: 16, gguf: false },
+  q8_0: { base: 8.5, head: 8.5, embed: 8.5, gguf: true },
+  q6_k: { base: 6.5625, head: 6.5625, embed: 6.5625, gguf: true },
+  q5_k_m: { base: 5.5, more_bits: 1.0625, more_share: 0.5, head: 6.5625, embed: 5.5, gguf: true },
+  q4_k_m: { base: 4.5, more_bits: 2.0625, more_share: 0.5, head: 6.5625, embed: 4.5, gguf: true },
+  q4_k_s: { base: 4.5, more_bits: 1.0, more_share: 0.125, head: 6.5625, embed: 4.5, gguf: true },
+  q4_0: { base: 4.5, head: 6.5625, embed: 4.5, gguf: true },
+  mxfp4: { base: 16, experts: 4.25, head: 16, embed: 16, gguf: false, gguf_rest: 8.5 },
+  nf4: { base: 4.127, head: 16, embed: 16, gguf: false },
+  awq: { base: 4.25, head: 16, embed: 16, gguf: false },
+  gptq: { base: 4.25, head: 16, embed: 16, gguf: false },
+};
+export const KV_BYTES = { f16: 2, bf16: 2, fp8: 1, q8_0: 8.5 / 8, q4_0: 4.5 / 8 };
+export const RUNTIMES = ["llama.cpp", "transformers", "vllm", "sglang", "tensorrt-llm", "mlx", "exllamav2", "pytorch"];
+export const MODES = ["inference", "full", "lora", "qlora"];
+export const LAYER_SPLIT_RUNTIMES = ["llama.cpp", "transformers", "pytorch", "mlx", "exllamav2"];
+export const KV_BY_RUNTIME = {
+  "llama.cpp": ["f16", "bf16", "q8_0", "q4_0"],
+  transformers: ["f16", "bf16"],
+  pytorch: ["f16", "bf16"],
+  vllm: ["f16", "bf16", "fp8"],
+  sglang: ["f16", "bf16", "fp8"],
+  "tensorrt-llm": ["f16", "bf16", "fp8"],
+  mlx: ["f16", "bf16"],
+  exllamav2: ["f16", "bf16", "q8_0", "q4_0"],
+};
+export const VENDOR_BACKEND = { nvidia: "cuda", amd: "rocm", apple: "metal", intel: "xpu", google: "tpu" };
+export const SERVING_RUNTIMES = ["vllm", "sglang", "tensorrt-llm"];
+export const DEFAULT_MEMORY = {
+  "llama.cpp": { overhead_bytes: 0.35 * GIB, act_scale: 1.0 },
+  transformers: { overhead_bytes: 0.5 * GIB, act_scale: 1.0 },
+  vllm: { overhead_bytes: 1.5 * GIB, act_scale: 1.0 },
+  "*": { overhead_bytes: 0.5 * GIB, act_scale: 1.0 },
+};
+export const DEFAULT_SPEED = {
+  eff_bw: 0.75, overhead_s: 0.0005, overhead_s_per_layer: 0.0, eff_compute: 0.5, eff_cpu: 0.6,
+  tp_latency_s: 1.0e-5, cpu_bandwidth_gbs: 60.0, pcie_gbs: 25.0,
+};
+export const DEFAULT_RELATIVE = { a: 0.5, b: 0.5, c: 0.0 };
+export const VLLM_UTILIZATION = 0.9;
+export const MAX_BATCHED_TOKENS = 8192;
+export const LLAMA_CPP_UBATCH = 512;
+export const UNIFIED_SHARE_DEFAULT = 0.75;
+export const UBATCH = { "llama.cpp": 512, vllm: 8192, sglang: 8192, "tensorrt-llm": 8192 };
+export const DEFAULTS = {
+  mode: "inference", kv_cache: "f16", context: 4096, batch: 1, gpus: 1, flash_attention: true,
+  checkpointing: true, lora_rank: 16, gpu_layers: null,
+};
+const TRAINING_WEIGHTS = ["f32", "bf16", "f16"];
+const MAX_CONTEXT_SEARCH = 1 << 24;
+
+const num = (m, k, d = 0) => (m[k] === null || m[k] === undefined ? d : m[k]);
+const isGguf = (w) => Boolean(WEIGHT_FORMATS[w] && WEIGHT_FORMATS[w].gguf);
+export const backend = (gpu) => VENDOR_BACKEND[String(gpu.vendor || "")] || "other";
+const isMla = (m) => m.attention === "mla" && Boolean(m.kv_lora_rank);
+
+// ------------------------------------------------------------------ memory
+
+export function paramBreakdown(model) {
+  const total = model.parameters_b * 1e9;
+  const active = (model.active_parameters_b || model.parameters_b) * 1e9;
+  const vocab = model.vocab_size, hidden = model.hidden_size, layers = model.layers;
+  const embed = vocab * hidden;
+  const head = model.tied_embeddings ? 0 : vocab * hidden;
+  const nExp = num(model, "experts"), k = num(model, "experts_per_token");
+  let experts = 0;
+  if (nExp && k && nExp > k) {
+    const size = num(model, "moe_intermediate_size");
+    const structural = (layers - num(model, "dense_layers")) * nExp * 3 * hidden * size;
+    if (structural > 0 && structural < total - embed - head) experts = structural;
+    else experts = Math.max(0, (total - active) / (1 - k / nExp));
+  }
+  const other = Math.max(0, total - embed - head - experts);
+  const heads = model.attention_heads, kv = model.kv_heads, d = model.head_dim;
+  const attention = layers * (2 * hidden * heads * d + 2 * hidden * kv * d);
+  const linear = other + experts;
+  const mlp = Math.max(0, linear - attention);
+  const vDown = linear > 0 ? Math.min(1, (mlp / 3 + layers * hidden * kv * d) / linear) : 0;
+  return { total, active, embed, head, experts, other, v_down_share: vDown };
+}
+
+export function expertFraction(model, tokens) {
+  const nExp = num(model, "experts"), k = num(model, "experts_per_token");
+  if (!(nExp && k && nExp > k)) return 1;
+  return 1 - (1 - k / nExp) ** Math.max(1, tokens);
+}
+
+export function weightsParts(model, weights, runtime = "transformers") {
+  const fmt = WEIGHT_FORMATS[weights];
+  const p = paramBreakdown(model);
+  const base = fmt.base + (fmt.more_bits || 0) * (fmt.more_share || 0) * p.v_down_share;
+  let otherBits, expertBits, headBits, embedBits;
+  if (weights === "mxfp4") {
+    const rest = runtime === "llama.cpp" ? fmt.gguf_rest : fmt.base;
+    otherBits = rest; expertBits = fmt.experts; headBits = rest; embedBits = rest;
+  } else {
+    otherBits = base; expertBits = base; headBits = fmt.head; embedBits = fmt.embed;
+  }
+  let embedB, headB;
+  if (model.tied_embeddings) { embedB = 0; headB = p.embed * headBits / 8; }
+  else { embedB = p.embed * embedBits / 8; headB = p.head * headBits / 8; }
+  const otherB = p.other * otherBits / 8, expertB = p.experts * expertBits / 8;
+  const total = embedB + headB + otherB + expertB;
+  return { embed: embedB, head: headB, other: otherB, experts: expertB, total, bits_per_weight: total * 8 / p.total, params: p };
+}
+
+export function kvValuesPerSequence(model, context) {
+  const layers = model.layers;
+  if (isMla(model)) return layers * (model.kv_lora_rank + num(model, "qk_rope_head_dim")) * context;
+  const per = 2 * model.kv_heads * model.head_dim;
+  const window = num(model, "sliding_window");
+  const sliding = window ? Math.min(layers, num(model, "sliding_window_layers")) : 0;
+  return per * ((layers - sliding) * context + sliding * Math.min(context, window));
+}
+
+export function kvCacheBytes(model, context, batch = 1, kvCache = "f16") {
+  return kvValuesPerSequence(model, context) * KV_BYTES[kvCache] * batch;
+}
+
+export function kvSharePerGpu(model, gpus, runtime) {
+  if (gpus <= 1) return 1;
+  if (LAYER_SPLIT_RUNTIMES.includes(runtime)) return 1 / gpus;
+  if (isMla(model)) return 1;
+  return Math.ceil(model.kv_heads / gpus) / model.kv_heads;
+}
+
+export function memoryConstants(constants, runtime) {
+  const table = (constants && constants.memory) || {};
+  return { ...DEFAULT_MEMORY["*"], ...(DEFAULT_MEMORY[runtime] || {}), ...(table["*"] || {}), ...(table[runtime] || {}) };
+}
+
+export function activationBasis(model, runtime, context, batch, flashAttention = true) {
+  const h = model.hidden_size, inter = num(model, "intermediate_size", 4 * model.hidden_size), vocab = model.vocab_size;
+  const heads = model.attention_heads;
+  if (runtime === "llama.cpp") {
+    const u = Math.min(LLAMA_CPP_UBATCH, context * batch);
+    const extra = flashAttention ? 0 : 4 * heads * context;
+    return u * (4 * vocab + 8 * (h + inter) + extra);
+  }
+  const perToken = 4 * h + 4 * inter;
+  if (SERVING_RUNTIMES.includes(runtime)) return Math.min(MAX_BATCHED_TOKENS, Math.max(context * batch, 1)) * perToken;
+  const scores = flashAttention ? 0 : 2 * heads * context * context * batch;
+  return batch * context * perToken + scores;
+}
+
+export function usableBytes(gpu) {
+  const total = gpu.memory_gb * GIB;
+  if (gpu.unified_memory) return total * (gpu.gpu_memory_share || UNIFIED_SHARE_DEFAULT);
+  return total;
+}
+
+export function inferenceMemory(model, weights, kvCache, context, batch, runtime, gpus = 1, gpuLayers = null,
+  flashAttention = true, constants = null) {
+  const w = weightsParts(model, weights, runtime);
+  const layers = model.layers;
+  const onGpu = gpuLayers === null || gpuLayers === undefined ? layers : Math.max(0, Math.min(layers, gpuLayers));
+  const frac = onGpu / layers;
+  const block = w.other + w.experts;
+  const embedGpu = runtime === "llama.cpp" ? 0 : w.embed;
+  const gpuW = block * frac + (onGpu === layers ? w.head : 0) + embedGpu;
+  const hostW = w.total - gpuW;
+  const kvAll = kvCacheBytes(model, context, batch, kvCache);
+  let kvGpu = kvAll * frac;
+  const k = memoryConstants(constants, runtime);
+  const acts = k.act_scale * activationBasis(model, runtime, context, batch, flashAttention);
+  const n = Math.max(1, gpus);
+  const weightsGpu = gpuW / n;
+  kvGpu = kvGpu * kvSharePerGpu(model, n, runtime);
+  const total = weightsGpu + kvGpu + acts + k.overhead_bytes;
+  return {
+    weights_bytes: weightsGpu, kv_cache_bytes: kvGpu, activations_bytes: acts, overhead_bytes: k.overhead_bytes,
+    gradients_bytes: 0, optimizer_bytes: 0, total_bytes: total, host_bytes: hostW + (kvAll - kvAll * frac),
+    weights_file_bytes: w.total, bits_per_weight: w.bits_per_weight, kv_cache_total_bytes: kvAll, gpu_layers: onGpu,
+  };
+}
+
+export function loraParams(model, rank) {
+  const h = model.hidden_size, heads = model.attention_heads, kv = model.kv_heads, d = model.head_dim, layers = model.layers;
+  const attn = rank * ((h + heads * d) * 2 + (h + kv * d) * 2);
+  const inter = num(model, "intermediate_size", 4 * h);
+  const nExp = num(model, "experts");
+  let mlp;
+  if (nExp) {
+    const moeLayers = layers - num(model, "dense_layers");
+    const size = num(model, "moe_intermediate_size", inter);
+    mlp = moeLayers * nExp * 3 * rank * (h + size) + (layers - moeLayers) * 3 * rank * (h + inter);
+  } else {
+    mlp = layers * 3 * rank * (h + inter);
+  }
+  return layers * attn + mlp;
+}
+
+export function trainingMemory(model, mode, weights, context, batch, gpus = 1, loraRank = 16, checkpointing = true,
+  flashAttention = true, constants = null, runtime = "transformers") {
+  const p = paramBreakdown(model);
+  const wide = weights === "f32";
+  let trainable, base, grads, optimizer, dequant;
+  if (mode === "full") {
+    trainable = p.total;
+    base = trainable * (wide ? 4 : 2);
+    grads = trainable * (wide ? 4 : 2);
+    optimizer = trainable * (wide ? 8 : 12);
+    dequant = 0;
+  } else {
+    trainable = loraParams(model, loraRank);
+    const baseFmt = mode === "qlora" ? "nf4" : weights;
+    base = weightsParts(model, baseFmt, runtime).total;
+    const h0 = model.hidden_size, inter0 = num(model, "intermediate_size", 4 * model.hidden_size);
+    dequant = mode === "qlora" ? 2 * h0 * Math.max(inter0, model.attention_heads * model.head_dim) : 0;
+    base += trainable * 4;
+    grads = trainable * 4;
+    optimizer = trainable * 8;
+  }
+  const h = model.hidden_size, heads = model.attention_heads, kv = model.kv_heads, d = model.head_dim;
+  const inter = num(model, "intermediate_size", 4 * h);
+  const scale = wide ? 2 : 1;
+  let fullLayer = 2 * (4 * h + 2 * heads * d + 2 * kv * d + 4 * inter) + 4 * heads;
+  if (!flashAttention) fullLayer += 4 * heads * context;
+  const layers = model.layers;
+  const perToken = checkpointing ? layers * 2 * h + fullLayer : layers * fullLayer;
+  const acts = (perToken * scale + 8 * model.vocab_size) * context * batch;
+  const n = Math.max(1, gpus);
+  const k = memoryConstants(constants, runtime);
+  const states = (base + grads + optimizer) / n;
+  const total = states + dequant + acts + k.overhead_bytes;
+  return {
+    weights_bytes: base / n + dequant, kv_cache_bytes: 0, activations_bytes: acts, overhead_bytes: k.overhead_bytes,
+    gradients_bytes: grads / n, optimizer_bytes: optimizer / n, total_bytes: total, host_bytes: 0,
+    trainable_params: trainable, weights_file_bytes: base, gpu_layers: layers,
+  };
+}
+
+// ------------------------------------------------------------------ speed
+
+export function speedConstants(constants, runtime, gpu) {
+  const table = (constants && constants.speed) || {};
+  const out = { ...DEFAULT_SPEED };
+  for (const key of ["*", runtime, `${runtime}/${backend(gpu)}`]) Object.assign(out, table[key] || {});
+  return out;
+}
+
+export function halfRateFp32Accumulate(gpu) {
+  return gpu.vendor === "nvidia" && gpu.segment === "consumer" && !String(gpu.id || gpu.name || "").toLowerCase().includes("titan");
+}
+
+export function matrixTflops(gpu, weights, runtime) {
+  if (weights === "fp8" && SERVING_RUNTIMES.includes(runtime) && (gpu.fp8_tensor_tflops || 0) > 0) return gpu.fp8_tensor_tflops;
+  const t = gpu.fp16_tensor_tflops || 0;
+  if (t > 0 && runtime === "llama.cpp" && halfRateFp32Accumulate(gpu)) return 2 * t;
+  return t > 0 ? t : (gpu.fp32_tflops || 0);
+}
+
+function split(model, gpuLayers) {
+  const layers = model.layers;
+  const onGpu = gpuLayers === null || gpuLayers === undefined ? layers : Math.max(0, Math.min(layers, gpuLayers));
+  return [onGpu / layers, onGpu === layers];
+}
+
+export function decodeTerms(model, gpu, weights, kvCache, context, batch, runtime, gpus = 1, gpuLayers = null, constants = null) {
+  const k = speedConstants(constants, runtime, gpu);
+  const w = weightsParts(model, weights, runtime);
+  const [frac, headOnGpu] = split(model, gpuLayers);
+  const block = w.other + w.experts * expertFraction(model, batch);
+  const kv = kvCacheBytes(model, context, batch, kvCache);
+  const gpuBytes = (block + kv) * frac + (headOnGpu ? w.head : 0);
+  const cpuBytes = (block + kv) * (1 - frac) + (headOnGpu ? 0 : w.head);
+  const n = Math.max(1, gpus);
+  const tp = n > 1 && !LAYER_SPLIT_RUNTIMES.includes(runtime);
+  const bw = gpu.memory_bandwidth_gbs * 1e9;
+  const p = w.params;
+  const flops = 2 * Math.max(p.active - (model.tied_embeddings ? 0 : p.embed), 0) * batch;
+  const tflops = matrixTflops(gpu, weights, runtime) * 1e12;
+  return {
+    mem_s: gpuBytes / bw / (tp ? n : 1),
+    cpu_s: cpuBytes / (k.cpu_bandwidth_gbs * 1e9),
+    compute_s: tflops > 0 ? flops / tflops / (tp ? n : 1) : 0,
+    comm_s: tp ? 2 * model.layers * k.tp_latency_s : 0,
+    batch, layers: model.layers, bytes_per_step: gpuBytes + cpuBytes,
+  };
+}
+
+export function decodeFromTerms(t, k) {
+  const step = Math.max(t.mem_s / k.eff_bw + t.cpu_s / k.eff_cpu, t.compute_s / k.eff_compute);
+  return t.batch / (step + k.overhead_s + k.overhead_s_per_layer * t.layers + t.comm_s);
+}
+
+export function attentionFlops(model, n) {
+  const layers = model.layers;
+  const per = 4 * model.attention_heads * model.head_dim;
+  const window = model.sliding_window || 0;
+  const sliding = window ? Math.min(layers, model.sliding_window_layers || 0) : 0;
+  const full = n * n / 2;
+  const local = n <= window ? full : n * window - window * window / 2;
+  return per * ((layers - sliding) * full + sliding * local);
+}
+
+export function prefillTerms(model, gpu, weights, context, batch, runtime, gpus = 1, gpuLayers = null, constants = null) {
+  const k = speedConstants(constants, runtime, gpu);
+  const w = weightsParts(model, weights, runtime);
+  const [frac, headOnGpu] = split(model, gpuLayers);
+  const tokens = context * batch;
+  const p = w.params;
+  let flops = 2 * Math.max(p.active - (model.tied_embeddings ? 0 : p.embed), 0) * tokens;
+  flops += batch * attentionFlops(model, context);
+  const ubatch = Math.min(UBATCH[runtime] ?? tokens, tokens);
+  const chunks = Math.ceil(tokens / ubatch);
+  const perChunk = w.other + w.experts * expertFraction(model, ubatch) + w.head;
+  const cpuBytes = (w.other + w.experts * expertFraction(model, ubatch)) * (1 - frac) + (headOnGpu ? 0 : w.head);
+  const n = Math.max(1, gpus);
+  const tp = n > 1 && !LAYER_SPLIT_RUNTIMES.includes(runtime);
+  const tflops = matrixTflops(gpu, weights, runtime) * 1e12;
+  return {
+    compute_s: tflops > 0 ? flops / tflops / (tp ? n : 1) : null,
+    mem_s: chunks * perChunk / (gpu.memory_bandwidth_gbs * 1e9) / (tp ? n : 1),
+    pcie_s: chunks * cpuBytes / (k.pcie_gbs * 1e9),
+    comm_s: tp ? chunks * 2 * model.layers * k.tp_latency_s : 0,
+    tokens, flops,
+  };
+}
+
+export function prefillFromTerms(t, k) {
+  if (t.compute_s === null) return null;
+  const time = Math.max(t.compute_s / k.eff_compute, t.mem_s / k.eff_bw) + t.pcie_s + t.comm_s;
+  return time > 0 ? t.tokens / time : 0;
+}
+
+export function decodeTokensPerS(model, gpu, weights, kvCache, context, batch, runtime, gpus = 1, gpuLayers = null, constants = null) {
+  const t = decodeTerms(model, gpu, weights, kvCache, context, batch, runtime, gpus, gpuLayers, constants);
+  return decodeFromTerms(t, speedConstants(constants, runtime, gpu));
+}
+
+export function prefillTokensPerS(model, gpu, weights, context, batch, runtime, gpus = 1, gpuLayers = null, constants = null) {
+  const t = prefillTerms(model, gpu, weights, context, batch, runtime, gpus, gpuLayers, constants);
+  return prefillFromTerms(t, speedConstants(constants, runtime, gpu));
+}
+
+export function trainingFeatures(gpu) {
+  const t = gpu.fp16_tensor_tflops || gpu.fp32_tflops || 0;
+  const bw = gpu.memory_bandwidth_gbs || 0;
+  const cache = gpu.l2_cache_mb || 0;
+  return [t > 0 ? Math.log(t) : null, bw > 0 ? Math.log(bw) : null, cache > 0 ? Math.log(cache) : null];
+}
+
+export function relativeTraining(gpu, reference, coeffs = null) {
+  const c = { ...DEFAULT_RELATIVE };
+  for (const key of ["a", "b", "c"]) if (coeffs && coeffs[key] !== undefined) c[key] = coeffs[key];
+  const g = trainingFeatures(gpu), r = trainingFeatures(reference);
+  if ([g[0], g[1], r[0], r[1]].includes(null)) return null;
+  let log = c.a * (g[0] - r[0]) + c.b * (g[1] - r[1]);
+  if (c.c && g[2] !== null && r[2] !== null) log += c.c * (g[2] - r[2]);
+  return Math.exp(log);
+}
+
+// ------------------------------------------------------------------ one estimate
+
+export class EstimateError extends Error {
+  constructor(key, params = {}) { super(key); this.key = key; this.params = params; }
+}
+
+const posInt = (v) => Number.isInteger(v) && v > 0;
+
+export function checkModel(model) {
+  for (const name of ["layers", "hidden_size", "attention_heads", "kv_heads", "head_dim", "vocab_size"]) {
+    if (!posInt(model[name])) throw new EstimateError("est.err.positive", { field: name });
+  }
+  const p = model.parameters_b;
+  if (!(typeof p === "number" && p > 0)) throw new EstimateError("est.err.positive", { field: "parameters_b" });
+  if (model.kv_heads > model.attention_heads) throw new EstimateError("est.err.kv_heads_above_heads");
+  if (model.attention_heads % model.kv_heads) throw new EstimateError("est.err.heads_not_divisible");
+  const embeddings = model.vocab_size * model.hidden_size * (model.tied_embeddings ? 1 : 2);
+  if (embeddings >= p * 1e9) throw new EstimateError("est.err.embeddings_above_params");
+  const experts = model.experts, active = model.active_parameters_b;
+  if (experts) {
+    if (!posInt(experts) || !posInt(model.experts_per_token)) throw new EstimateError("est.err.experts_per_token");
+    if (model.experts_per_token > experts) throw new EstimateError("est.err.experts_per_token");
+    if (active === null || active === undefined) throw new EstimateError("est.err.experts_without_active");
+  }
+  if (active !== null && active !== undefined && !(typeof active === "number" && active > 0 && active <= p)) {
+    throw new EstimateError("est.err.active_above_total");
+  }
+}
+
+export function resolveOptions(options) {
+  const o = { ...DEFAULTS };
+  for (const [k, v] of Object.entries(options || {})) if (v !== null && v !== undefined) o[k] = v;
+  if (o.runtime === null || o.runtime === undefined) o.runtime = o.weights ? (isGguf(o.weights) ? "llama.cpp" : "transformers") : "transformers";
+  if (o.weights === null || o.weights === undefined) o.weights = o.mode === "qlora" ? "nf4" : (o.runtime === "llama.cpp" ? "f16" : "bf16");
+  return o;
+}
+
+export function checkOptions(o, model) {
+  if (!MODES.includes(o.mode)) throw new EstimateError("est.err.mode");
+  if (!RUNTIMES.includes(o.runtime)) throw new EstimateError("est.err.runtime");
+  if (!(o.weights in WEIGHT_FORMATS)) throw new EstimateError("est.err.weights");
+  if (!(o.kv_cache in KV_BYTES)) throw new EstimateError("est.err.kv_cache");
+  for (const name of ["context", "batch", "gpus", "lora_rank"]) {
+    if (!posInt(o[name])) throw new EstimateError("est.err.positive", { field: name });
+  }
+  if (o.gpu_layers !== null && !(Number.isInteger(o.gpu_layers) && o.gpu_layers >= 0 && o.gpu_layers <= model.layers)) {
+    throw new EstimateError("est.err.gpu_layers", { layers: model.layers });
+  }
+  if (isGguf(o.weights) && o.runtime !== "llama.cpp") {
+    throw new EstimateError("est.err.gguf_runtime", { weights: o.weights, runtime: o.runtime });
+  }
+  if (o.runtime === "llama.cpp" && !isGguf(o.weights) && !["f32", "bf16", "f16", "mxfp4"].includes(o.weights)) {
+    throw new EstimateError("est.err.format_runtime", { weights: o.weights, runtime: o.runtime });
+  }
+  if (!(KV_BY_RUNTIME[o.runtime] || Object.keys(KV_BYTES)).includes(o.kv_cache)) {
+    throw new EstimateError("est.err.kv_runtime", { kv_cache: o.kv_cache, runtime: o.runtime });
+  }
+  if (o.mode !== "inference") {
+    if (!["transformers", "pytorch"].includes(o.runtime)) throw new EstimateError("est.err.training_runtime", { runtime: o.runtime });
+    if (o.mode === "qlora" && o.weights !== "nf4") throw new EstimateError("est.err.qlora_weights");
+    if ((o.mode === "full" || o.mode === "lora") && !TRAINING_WEIGHTS.includes(o.weights)) {
+      throw new EstimateError("est.err.training_weights", { weights: o.weights });
+    }
+    if (o.gpu_layers !== null) throw new EstimateError("est.err.gpu_layers_training");
+  }
+}
+
+export function errorBand(errors, metric, runtime) {
+  const rows = (errors || {})[metric] || {};
+  let entry = rows[runtime];
+  if (entry && entry.count) return { ...entry, scope: runtime };
+  entry = rows.all;
+  return entry && entry.count ? { ...entry, scope: "all" } : null;
+}
+
+function memoryFor(model, o, constants, context) {
+  if (o.mode === "inference") {
+    return inferenceMemory(model, o.weights, o.kv_cache, context, o.batch, o.runtime, o.gpus, o.gpu_layers, o.flash_attention, constants);
+  }
+  return trainingMemory(model, o.mode, o.mode === "qlora" ? "bf16" : o.weights, context, o.batch, o.gpus, o.lora_rank,
+    o.checkpointing, o.flash_attention, constants, o.runtime);
+}
+
+export function maxContext(model, o, constants, limitBytes) {
+  const cap = model.max_context || MAX_CONTEXT_SEARCH;
+  if (memoryFor(model, o, constants, 1).total_bytes > limitBytes) return null;
+  let lo = 1, hi = cap;
+  if (memoryFor(model, o, constants, hi).total_bytes <= limitBytes) return hi;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (memoryFor(model, o, constants, mid).total_bytes <= limitBytes) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Everything shown for one model on one GPU: {memory, fits, ..., error, basis}; throws EstimateError. */
+export function estimate(model, gpu, options = {}, table = {}) {
+  checkModel(model);
+  if (!(typeof gpu.memory_gb === "number" && gpu.memory_gb > 0 && typeof gpu.memory_bandwidth_gbs === "number" && gpu.memory_bandwidth_gbs > 0)) {
+    throw new EstimateError("est.err.gpu_figures");
+  }
+  const o = resolveOptions(options);
+  checkOptions(o, model);
+  table = table || {};
+  const constants = table.constants || {}, errors = table.errors || {};
+  const mem = memoryFor(model, o, constants, o.context);
+  const usable = usableBytes(gpu);
+  const reserved = SERVING_RUNTIMES.includes(o.runtime) ? usable * VLLM_UTILIZATION : null;
+  const limit = reserved !== null ? reserved : usable;
+  const fits = mem.total_bytes <= limit;
+  let decode = null, prefill = null;
+  if (o.mode === "inference") {
+    decode = decodeTokensPerS(model, gpu, o.weights, o.kv_cache, o.context, o.batch, o.runtime, o.gpus, o.gpu_layers, constants);
+    prefill = prefillTokensPerS(model, gpu, o.weights, o.context, o.batch, o.runtime, o.gpus, o.gpu_layers, constants);
+  }
+  const ref = table.reference || null;
+  const relative = o.mode !== "inference" && ref ? relativeTraining(gpu, ref, constants.relative) : null;
+  const memory = {};
+  for (const key of ["weights_bytes", "kv_cache_bytes", "activations_bytes", "overhead_bytes", "gradients_bytes",
+    "optimizer_bytes", "total_bytes", "host_bytes"]) memory[key] = mem[key];
+  const peak = o.mode === "inference" ? "peak_memory_gib" : "training_peak_memory_gib";
+  const error = {
+    memory: errorBand(errors, peak, o.runtime),
+    weights_bytes: errorBand(errors, "weights_gib", o.runtime),
+    decode_tokens_per_s: decode !== null ? errorBand(errors, "decode_tokens_per_s", o.runtime) : null,
+    prefill_tokens_per_s: prefill !== null ? errorBand(errors, "prefill_tokens_per_s", o.runtime) : null,
+    training_relative: relative !== null ? errorBand(errors, "training_relative", "all") : null,
+  };
+  const basis = {
+    model: model.id ?? null, gpu: gpu.id ?? null, mode: o.mode, weights: o.weights, kv_cache: o.kv_cache,
+    context: o.context, batch: o.batch, gpus: o.gpus, runtime: o.runtime, flash_attention: o.flash_attention,
+    checkpointing: o.checkpointing, lora_rank: o.lora_rank, gpu_layers: mem.gpu_layers,
+    bits_per_weight: mem.bits_per_weight ?? null, weights_file_bytes: mem.weights_file_bytes, usable_bytes: usable,
+    memory_bandwidth_gbs: gpu.memory_bandwidth_gbs, matrix_tflops: matrixTflops(gpu, o.weights, o.runtime),
+    speed_constants: speedConstants(constants, o.runtime, gpu), memory_constants: memoryConstants(constants, o.runtime),
+    relative_constants: constants.relative ?? null, reference: ref ? ref.id : null,
+  };
+  if ("trainable_params" in mem) basis.trainable_params = mem.trainable_params;
+  return {
+    memory, fits, usable_bytes: usable, reserved_bytes: reserved,
+    max_context: o.mode === "inference" ? maxContext(model, o, constants, limit) : null,
+    decode_tokens_per_s: decode, prefill_tokens_per_s: prefill, training_relative: relative, error, basis,
+  };
+}
+
+export function trainingRelativeOnly(gpu, table = {}) {
+  const ref = (table || {}).reference;
+  if (!ref) throw new EstimateError("est.err.reference");
+  const coeffs = (table.constants || {}).relative ?? null;
+  return {
+    memory: null, fits: null, decode_tokens_per_s: null, prefill_tokens_per_s: null,
+    training_relative: relativeTraining(gpu, ref, coeffs),
+    error: { training_relative: errorBand(table.errors, "training_relative", "all") },
+    basis: {
+      gpu: gpu.id ?? null, reference: ref.id ?? null, relative_constants: coeffs,
+      gpu_tflops: gpu.fp16_tensor_tflops || gpu.fp32_tflops || null,
+      reference_tflops: ref.fp16_tensor_tflops || ref.fp32_tflops || null,
+      gpu_bandwidth_gbs: gpu.memory_bandwidth_gbs ?? null, reference_bandwidth_gbs: ref.memory_bandwidth_gbs ?? null,
+    },
+  };
+}
+
+/** {errors: [], result} or {errors: [{key, params}], result: null}: the calculator's entry point. */
+export function run(model, gpu, options = {}, table = {}) {
+  try {
+    return { errors: [], result: estimate(model, gpu, options, table) };
+  } catch (exc) {
+    if (exc instanceof EstimateError) return { errors: [{ key: exc.key, params: exc.params }], result: null };
+    throw exc;
+  }
+}

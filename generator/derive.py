@@ -1,0 +1,274 @@
+"""The derive stage: every fact computed from the data, once per dataset, in no language.
+
+validate -> **derive** -> render. Templates, charts, the JSON API and the client data file read
+what is here; nothing below is computed a second time elsewhere, and the browser computes only
+what depends on the reader's input. ``derive(ds)`` is memoised on the dataset (records are
+frozen, so the result cannot go stale).
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import functools
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .diff import PersonaState, advice_states
+from .history import GpuMention, derived, history_index
+from .model import Dataset, Record
+
+PURCHASE = ("launch", "street")
+GRID_OPTIONS = {"weights": "q4_k_m", "runtime": "llama.cpp", "context": 4096}
+
+
+@dataclass(frozen=True)
+class Price:
+    usd: float
+    source: str  # the kind the revision quoted (launch, street, used) or "catalogue" (the GPU's launch price)
+
+
+def revision_price(rev: Record, gpu: Record, basis: str = "new") -> Price | None:
+    """The one price rule: the price a revision gives a card.
+
+    ``basis`` "new": the revision's last street or launch quote for the card; "used": its last used
+    quote, else as "new"; "quoted": its last purchase quote of any kind (what the revision itself
+    priced the card at, for its charts). A card the revision does not price gets its catalogue
+    launch price. Cloud prices per hour are never a purchase price."""
+    last_new = last_used = last_any = None
+    for p in rev.get("prices") or ():
+        if p["gpu"] != gpu.id:
+            continue
+        if p["kind"] == "used":
+            last_used = last_any = p
+        elif p["kind"] in PURCHASE:
+            last_new = last_any = p
+    chosen = last_any if basis == "quoted" else (last_used if basis == "used" and last_used else last_new)
+    if chosen is not None:
+        return Price(chosen["usd"], chosen["kind"])
+    launch = gpu.get("launch_price_usd")
+    return Price(launch, "catalogue") if launch else None
+
+
+@dataclass(frozen=True)
+class Observation:
+    kind: str
+    usd: float  # per GPU (cloud: per GPU-hour)
+    date: _dt.date
+    source: str
+    provider: str | None = None
+    instance: str | None = None
+    pricing: str | None = None
+
+
+def observations(ds: Dataset, gid: str) -> list[Observation]:
+    """A GPU's dated price observations, oldest first; cloud prices per GPU-hour."""
+    rec = ds.prices.get(gid)
+    out = []
+    for o in rec.get("observations") if rec else ():
+        per = o["usd"] / (o.get("gpus") or 1)
+        out.append(Observation(o["kind"], round(per, 4), o["date"], o["source"], o.get("provider"),
+                               o.get("instance"), o.get("pricing", "on-demand") if o["kind"] == "cloud-hourly" else None))
+    return sorted(out, key=lambda o: (o.date, o.kind, o.usd))
+
+
+def current_price(ds: Dataset, gid: str, kind: str) -> Observation | None:
+    """The newest observation of a kind (for cloud: the cheapest on-demand price of the newest date
+    of each provider)."""
+    obs = [o for o in observations(ds, gid) if o.kind == kind]
+    if kind == "cloud-hourly":
+        newest: dict[str, Observation] = {}
+        for o in obs:
+            if o.pricing == "on-demand":
+                newest[o.provider] = o
+        return min(newest.values(), key=lambda o: (o.usd, o.provider), default=None)
+    return obs[-1] if obs else None
+
+
+def build_date() -> _dt.date:
+    """The date the site is built on: ``SOURCE_DATE_EPOCH`` keeps builds identical."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if epoch.isdigit():
+        return _dt.datetime.fromtimestamp(int(epoch), _dt.UTC).date()
+    return _dt.datetime.now(_dt.UTC).date()
+
+
+def age(since: _dt.date, until: _dt.date) -> tuple[int, int]:
+    """Whole years and months from ``since`` to ``until`` (never negative)."""
+    months = (until.year - since.year) * 12 + (until.month - since.month) - (until.day < since.day)
+    months = max(months, 0)
+    return months // 12, months % 12
+
+
+@dataclass(frozen=True)
+class AdviceAge:
+    newest: str  # the date of the newest revision
+    built: str  # the build date
+    years: int
+    months: int
+
+
+class Derived:
+    """Every computed fact of one dataset."""
+
+    def __init__(self, ds: Dataset):
+        self.ds = ds
+
+    @functools.cached_property
+    def states(self) -> dict[str, dict[str, PersonaState]]:
+        """revision date -> persona -> the advice in force (source or derived from the update log)."""
+        return advice_states(self.ds)
+
+    @functools.cached_property
+    def trees(self) -> dict[str, Record | None]:
+        """revision date -> the revision whose decision tree is in force then (its own, or that of
+        the last full revision before it), or None when the advice is a persona list."""
+        out, last_full = {}, None
+        for rev in self.ds.revisions:
+            if rev["kind"] == "full":
+                last_full = rev
+            out[rev.id] = last_full if last_full is not None and last_full.get("decision_tree") else None
+        return out
+
+    @functools.cached_property
+    def tree_revision(self) -> Record | None:
+        """The newest revision that gives its advice as a decision tree."""
+        trees = [r for r in self.ds.revisions if r.get("decision_tree")]
+        return trees[-1] if trees else None
+
+    @functools.cached_property
+    def history(self) -> dict[str, list[GpuMention]]:
+        return history_index(self.ds, self.states)
+
+    @functools.cached_property
+    def figures(self) -> dict[str, dict]:
+        """gpu id -> figures computed from its specs (per dollar, per watt)."""
+        return {gid: derived(gpu) for gid, gpu in self.ds.gpus.items()}
+
+    @functools.cached_property
+    def revision_prices(self) -> dict[str, dict[str, dict[str, Price]]]:
+        """revision date -> gpu id -> basis (new, used, quoted) -> the price under the one rule."""
+        out = {}
+        for rev in self.ds.revisions:
+            per = {}
+            for gid, gpu in self.ds.gpus.items():
+                entry = {b: p for b in ("new", "used", "quoted") if (p := revision_price(rev, gpu, b)) is not None}
+                if entry:
+                    per[gid] = entry
+            out[rev.id] = per
+        return out
+
+    @functools.cached_property
+    def advice_age(self) -> AdviceAge:
+        newest = self.ds.latest.id
+        built = build_date()
+        years, months = age(_dt.date.fromisoformat(newest), built)
+        return AdviceAge(newest, built.isoformat(), years, months)
+
+    @functools.cached_property
+    def estimates(self) -> dict:
+        """Fitted constants, measured error per metric and runtime, and the reference GPU."""
+        return published_estimates(self.ds)
+
+    @functools.cached_property
+    def today(self):
+        """Today's cards (see :mod:`generator.today`)."""
+        from .today import today_rows
+
+        return today_rows(self.ds, self)
+
+    @functools.cached_property
+    def bundle(self):
+        """The data as plain dicts, as the estimation engine takes them."""
+        from .estimate import from_dataset
+
+        return from_dataset(self.ds)
+
+    @functools.cached_property
+    def grid(self) -> dict[tuple[str, str], dict]:
+        """(model id, gpu id) -> the estimate for one card, 4-bit GGUF (Q4_K_M) in llama.cpp at
+        a 4,096-token context: what model and GPU pages print."""
+        from .estimate import EstimateError, estimate
+
+        out = {}
+        for mid, model in self.bundle.models.items():
+            for gid, gpu in self.bundle.gpus.items():
+                try:
+                    out[mid, gid] = estimate(model, gpu, GRID_OPTIONS, self.estimates)
+                except EstimateError:
+                    continue
+        return out
+
+    @functools.cached_property
+    def measured(self) -> list[dict]:
+        """Every measurement (flattened) with the engine's figure for its conditions and the error."""
+        from .estimate.fitting import predict
+
+        b, constants = self.bundle, self.estimates.get("constants") or {}
+        out = []
+        for m in b.measurements:
+            est = predict(m, b.models, b.gpus, constants)
+            err = round((est - m["value"]) / m["value"] * 100, 1) if est else None
+            out.append({**m, "estimate": est, "error_pct": err})
+        return out
+
+    @functools.cached_property
+    def measured_by_model(self) -> dict[str, list[dict]]:
+        out: dict[str, list[dict]] = {}
+        for m in self.measured:
+            out.setdefault(m["model"], []).append(m)
+        return out
+
+    @functools.cached_property
+    def measured_by_gpu(self) -> dict[str, list[dict]]:
+        out: dict[str, list[dict]] = {}
+        for m in self.measured:
+            out.setdefault(m["gpu"], []).append(m)
+        return out
+
+    @functools.cached_property
+    def translation_status(self):
+        from .translations import coverage
+
+        return coverage(self.ds)
+
+
+def derive(ds: Dataset) -> Derived:
+    found = ds.__dict__.get("_derived")
+    if found is None:
+        found = ds.__dict__["_derived"] = Derived(ds)
+    return found
+
+
+# -- estimates: fitted once per dataset; the fit is cached on disk by the digest of its inputs
+
+CACHE_DIR = Path(__file__).resolve().parent.parent / "build" / "cache"
+
+
+def _digest(bundle) -> str:
+    blob = json.dumps([bundle.models, bundle.gpus, bundle.measurements, bundle.revisions], sort_keys=True,
+                      default=str, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:20]
+
+
+def published_estimates(ds: Dataset) -> dict:
+    """The fitted constants, the error table and the reference GPU (see :mod:`generator.estimate`).
+
+    Fitting reads every measurement; its result depends only on the data, so it is kept in
+    ``build/cache/`` under the digest of its inputs and reused by the next build."""
+    from .estimate import from_dataset, published
+
+    bundle = from_dataset(ds)
+    path = CACHE_DIR / f"estimate-{_digest(bundle)}.json"
+    if path.is_file():
+        return json.loads(path.read_text(encoding="utf-8"))
+    table = json.loads(json.dumps(published(bundle)))  # the same JSON types as a cached copy
+    try:
+        CACHE_DIR.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".tmp-{os.getpid()}")
+        tmp.write_text(json.dumps(table, sort_keys=True), encoding="utf-8")
+        tmp.replace(path)
+    except OSError:
+        pass  # a read-only tree still builds, only slower
+    return table

@@ -1,0 +1,218 @@
+"""One estimate: memory per GPU, whether it fits, decode and prefill speed, relative training
+throughput, each with its measured error band and the basis it was computed from.
+
+``estimate(model, gpu, options, table)`` is the function the calculator page, the model pages and
+the CLI call; ``docs/assets/js/calc/estimate.mjs`` is its twin in the browser. ``table`` is the
+published data: ``{"constants": fit_constants(...), "errors": accuracy(...), "reference": gpu dict}``.
+Invalid input gives ``EstimateError(key, params)``; keys are translated by the caller.
+"""
+from __future__ import annotations
+
+from .formats import (
+    GGUF_ONLY_RUNTIMES,
+    KV_BY_RUNTIME,
+    KV_BYTES,
+    MODES,
+    RUNTIMES,
+    WEIGHT_FORMATS,
+    default_runtime,
+    default_weights,
+    is_gguf,
+)
+from .memory import (
+    SERVING_RUNTIMES,
+    VLLM_UTILIZATION,
+    inference_memory,
+    memory_constants,
+    training_memory,
+    usable_bytes,
+)
+from .speed import decode_tokens_per_s, matrix_tflops, prefill_tokens_per_s, relative_training, speed_constants
+
+DEFAULTS = {"mode": "inference", "kv_cache": "f16", "context": 4096, "batch": 1, "gpus": 1, "flash_attention": True,
+            "checkpointing": True, "lora_rank": 16, "gpu_layers": None}
+TRAINING_WEIGHTS = ("f32", "bf16", "f16")
+MAX_CONTEXT_SEARCH = 1 << 24
+
+
+class EstimateError(ValueError):
+    def __init__(self, key: str, params: dict | None = None):
+        super().__init__(key)
+        self.key = key
+        self.params = params or {}
+
+
+def _pos_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def check_model(model: dict) -> None:
+    for name in ("layers", "hidden_size", "attention_heads", "kv_heads", "head_dim", "vocab_size"):
+        if not _pos_int(model.get(name)):
+            raise EstimateError("est.err.positive", {"field": name})
+    p = model.get("parameters_b")
+    if not (isinstance(p, (int, float)) and p > 0):
+        raise EstimateError("est.err.positive", {"field": "parameters_b"})
+    if model["kv_heads"] > model["attention_heads"]:
+        raise EstimateError("est.err.kv_heads_above_heads")
+    if model["attention_heads"] % model["kv_heads"]:
+        raise EstimateError("est.err.heads_not_divisible")
+    embeddings = model["vocab_size"] * model["hidden_size"] * (1 if model.get("tied_embeddings") else 2)
+    if embeddings >= p * 1e9:
+        raise EstimateError("est.err.embeddings_above_params")
+    experts, active = model.get("experts"), model.get("active_parameters_b")
+    if experts:
+        if not _pos_int(experts) or not _pos_int(model.get("experts_per_token")):
+            raise EstimateError("est.err.experts_per_token")
+        if model["experts_per_token"] > experts:
+            raise EstimateError("est.err.experts_per_token")
+        if active is None:
+            raise EstimateError("est.err.experts_without_active")
+    if active is not None and not (isinstance(active, (int, float)) and 0 < active <= p):
+        raise EstimateError("est.err.active_above_total")
+
+
+def resolve_options(options: dict | None) -> dict:
+    """Options with their defaults: runtime from the format, format from the runtime."""
+    o = dict(DEFAULTS)
+    o.update({k: v for k, v in (options or {}).items() if v is not None})
+    if o.get("runtime") is None:
+        o["runtime"] = default_runtime(o["weights"]) if o.get("weights") else "transformers"
+    if o.get("weights") is None:
+        o["weights"] = "nf4" if o["mode"] == "qlora" else default_weights(o["runtime"])
+    return o
+
+
+def check_options(o: dict, model: dict) -> None:
+    if o["mode"] not in MODES:
+        raise EstimateError("est.err.mode")
+    if o["runtime"] not in RUNTIMES:
+        raise EstimateError("est.err.runtime")
+    if o["weights"] not in WEIGHT_FORMATS:
+        raise EstimateError("est.err.weights")
+    if o["kv_cache"] not in KV_BYTES:
+        raise EstimateError("est.err.kv_cache")
+    for name in ("context", "batch", "gpus", "lora_rank"):
+        if not _pos_int(o[name]):
+            raise EstimateError("est.err.positive", {"field": name})
+    if o["gpu_layers"] is not None and not (isinstance(o["gpu_layers"], int) and 0 <= o["gpu_layers"] <= model["layers"]):
+        raise EstimateError("est.err.gpu_layers", {"layers": model["layers"]})
+    if is_gguf(o["weights"]) and o["runtime"] not in GGUF_ONLY_RUNTIMES:
+        raise EstimateError("est.err.gguf_runtime", {"weights": o["weights"], "runtime": o["runtime"]})
+    if o["runtime"] in GGUF_ONLY_RUNTIMES and not is_gguf(o["weights"]) and o["weights"] not in ("f32", "bf16", "f16", "mxfp4"):
+        raise EstimateError("est.err.format_runtime", {"weights": o["weights"], "runtime": o["runtime"]})
+    if o["kv_cache"] not in KV_BY_RUNTIME.get(o["runtime"], tuple(KV_BYTES)):
+        raise EstimateError("est.err.kv_runtime", {"kv_cache": o["kv_cache"], "runtime": o["runtime"]})
+    if o["mode"] != "inference":
+        if o["runtime"] not in ("transformers", "pytorch"):
+            raise EstimateError("est.err.training_runtime", {"runtime": o["runtime"]})
+        if o["mode"] == "qlora" and o["weights"] != "nf4":
+            raise EstimateError("est.err.qlora_weights")
+        if o["mode"] in ("full", "lora") and o["weights"] not in TRAINING_WEIGHTS:
+            raise EstimateError("est.err.training_weights", {"weights": o["weights"]})
+        if o["gpu_layers"] is not None:
+            raise EstimateError("est.err.gpu_layers_training")
+
+
+def error_band(errors: dict | None, metric: str, runtime: str):
+    """The error entry of a metric for a runtime, else the metric's 'all' entry, else None."""
+    rows = (errors or {}).get(metric) or {}
+    entry = rows.get(runtime)
+    if entry and entry.get("count"):
+        return dict(entry, scope=runtime)
+    entry = rows.get("all")
+    return dict(entry, scope="all") if entry and entry.get("count") else None
+
+
+def _memory(model: dict, o: dict, constants: dict | None, context: int) -> dict:
+    if o["mode"] == "inference":
+        return inference_memory(model, o["weights"], o["kv_cache"], context, o["batch"], o["runtime"], o["gpus"],
+                                o["gpu_layers"], o["flash_attention"], constants)
+    return training_memory(model, o["mode"], "bf16" if o["mode"] == "qlora" else o["weights"], context, o["batch"],
+                           o["gpus"], o["lora_rank"], o["checkpointing"], o["flash_attention"], constants, o["runtime"])
+
+
+def max_context(model: dict, o: dict, constants: dict | None, limit_bytes: float):
+    """Longest context (tokens) whose memory fits ``limit_bytes`` per GPU, capped at the model's max_context."""
+    cap = model.get("max_context") or MAX_CONTEXT_SEARCH
+    if _memory(model, o, constants, 1)["total_bytes"] > limit_bytes:
+        return None
+    lo, hi = 1, cap
+    if _memory(model, o, constants, hi)["total_bytes"] <= limit_bytes:
+        return hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if _memory(model, o, constants, mid)["total_bytes"] <= limit_bytes:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def estimate(model: dict, gpu: dict, options: dict | None = None, table: dict | None = None) -> dict:
+    """Everything the site shows for one model on one GPU (or ``gpus`` of them) under ``options``."""
+    check_model(model)
+    if not (isinstance(gpu.get("memory_gb"), (int, float)) and gpu["memory_gb"] > 0
+            and isinstance(gpu.get("memory_bandwidth_gbs"), (int, float)) and gpu["memory_bandwidth_gbs"] > 0):
+        raise EstimateError("est.err.gpu_figures")
+    o = resolve_options(options)
+    check_options(o, model)
+    table = table or {}
+    constants, errors = table.get("constants") or {}, table.get("errors") or {}
+    mem = _memory(model, o, constants, o["context"])
+    usable = usable_bytes(gpu)
+    reserved = usable * VLLM_UTILIZATION if o["runtime"] in SERVING_RUNTIMES else None
+    limit = reserved if reserved is not None else usable
+    fits = mem["total_bytes"] <= limit
+    decode = prefill = None
+    if o["mode"] == "inference":
+        decode = decode_tokens_per_s(model, gpu, o["weights"], o["kv_cache"], o["context"], o["batch"], o["runtime"],
+                                     o["gpus"], o["gpu_layers"], constants)
+        prefill = prefill_tokens_per_s(model, gpu, o["weights"], o["context"], o["batch"], o["runtime"], o["gpus"],
+                                       o["gpu_layers"], constants)
+    ref = table.get("reference")
+    relative = None
+    if o["mode"] != "inference" and ref:
+        relative = relative_training(gpu, ref, constants.get("relative"))
+    memory = {k: mem[k] for k in ("weights_bytes", "kv_cache_bytes", "activations_bytes", "overhead_bytes",
+                                  "gradients_bytes", "optimizer_bytes", "total_bytes", "host_bytes")}
+    metric_peak = "peak_memory_gib" if o["mode"] == "inference" else "training_peak_memory_gib"
+    band = {"memory": error_band(errors, metric_peak, o["runtime"]),
+            "weights_bytes": error_band(errors, "weights_gib", o["runtime"]),
+            "decode_tokens_per_s": error_band(errors, "decode_tokens_per_s", o["runtime"]) if decode is not None else None,
+            "prefill_tokens_per_s": error_band(errors, "prefill_tokens_per_s", o["runtime"]) if prefill is not None else None,
+            "training_relative": error_band(errors, "training_relative", "all") if relative is not None else None}
+    basis = {"model": model.get("id"), "gpu": gpu.get("id"), "mode": o["mode"], "weights": o["weights"],
+             "kv_cache": o["kv_cache"], "context": o["context"], "batch": o["batch"], "gpus": o["gpus"],
+             "runtime": o["runtime"], "flash_attention": o["flash_attention"], "checkpointing": o["checkpointing"],
+             "lora_rank": o["lora_rank"], "gpu_layers": mem["gpu_layers"],
+             "bits_per_weight": mem.get("bits_per_weight"), "weights_file_bytes": mem["weights_file_bytes"],
+             "usable_bytes": usable, "memory_bandwidth_gbs": gpu["memory_bandwidth_gbs"],
+             "matrix_tflops": matrix_tflops(gpu, o["weights"], o["runtime"]),
+             "speed_constants": speed_constants(constants, o["runtime"], gpu),
+             "memory_constants": memory_constants(constants, o["runtime"]),
+             "relative_constants": constants.get("relative"), "reference": ref.get("id") if ref else None}
+    if "trainable_params" in mem:
+        basis["trainable_params"] = mem["trainable_params"]
+    return {"memory": memory, "fits": fits, "usable_bytes": usable, "reserved_bytes": reserved,
+            "max_context": max_context(model, o, constants, limit) if o["mode"] == "inference" else None,
+            "decode_tokens_per_s": decode, "prefill_tokens_per_s": prefill, "training_relative": relative,
+            "error": band, "basis": basis}
+
+
+def training_relative_only(gpu: dict, table: dict | None = None) -> dict:
+    """Relative training throughput of ``gpu`` against ``table['reference']``, with its band and basis."""
+    table = table or {}
+    ref = table.get("reference")
+    if not ref:
+        raise EstimateError("est.err.reference")
+    coeffs = (table.get("constants") or {}).get("relative")
+    value = relative_training(gpu, ref, coeffs)
+    return {"memory": None, "fits": None, "decode_tokens_per_s": None, "prefill_tokens_per_s": None,
+            "training_relative": value,
+            "error": {"training_relative": error_band(table.get("errors"), "training_relative", "all")},
+            "basis": {"gpu": gpu.get("id"), "reference": ref.get("id"), "relative_constants": coeffs,
+                      "gpu_tflops": gpu.get("fp16_tensor_tflops") or gpu.get("fp32_tflops"),
+                      "reference_tflops": ref.get("fp16_tensor_tflops") or ref.get("fp32_tflops"),
+                      "gpu_bandwidth_gbs": gpu.get("memory_bandwidth_gbs"),
+                      "reference_bandwidth_gbs": ref.get("memory_bandwidth_gbs")}}

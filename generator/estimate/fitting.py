@@ -1,0 +1,388 @@
+"""Fitting the few constants of the engine on the measurements, and measuring its error.
+
+Constants (``fit_constants``), all deterministic, no randomness, no external solver:
+
+- speed, per key ``*`` (every runtime), ``<runtime>`` and ``<runtime>/<backend>`` (backend = the
+  GPU vendor's: cuda, rocm, metal, xpu, tpu), each fitted only from at least ``MIN_GROUP``
+  measurements of that key; a key without enough inherits from the broader one, then from
+  ``speed.DEFAULT_SPEED``. Never one constant per GPU.
+  * ``eff_compute`` (share of the dense matrix TFLOPS reached in prefill): minimises the sum of
+    squared log ratios predicted / measured over prefill results, by a pattern search on log
+    eff_compute (bounds 0.01-1.5).
+  * ``eff_bw`` and ``overhead_s`` (share of the memory bandwidth reached in decode, and a fixed
+    time per decode step): the same objective over decode results, pattern search on
+    (log eff_bw, overhead) within eff_bw 0.05-1.0 and overhead 0-50 ms.
+  Prefill is fitted first with the default eff_bw, then decode with that eff_compute, then
+  prefill again with the fitted eff_bw.
+- memory, per runtime with at least 3 inference peak-memory results: ``overhead_bytes`` and
+  ``act_scale`` by linear least squares of (measured - weights - KV cache) on the activation
+  formula of ``memory.activation_basis``, both clamped at 0.
+- training relative throughput: exponents a (dense matrix TFLOPS), b (bandwidth) and, when
+  every GPU gives ``l2_cache_mb``, c (cache) of log(throughput) = group + a log T + b log B (+ c log C),
+  by least squares after removing each group's mean (a group is one relative-performance table of
+  a revision, or one set of training_tokens_per_s results of one source, model and settings that
+  differ only by GPU). A negative exponent is set to 0 and the other refitted.
+
+Error (``accuracy``): per metric and runtime (and ``all``), the median and 90th percentile
+(nearest rank) of |predicted / measured - 1| x 100, the count and the number of sources; and the
+same figures leave-one-source-out: the constants are refitted without each publisher and its own
+results predicted with them, so the published figure is not only in-sample.
+"""
+from __future__ import annotations
+
+import math
+
+from .formats import GIB, KV_BYTES, WEIGHT_FORMATS, backend
+from .memory import activation_basis, inference_memory, training_memory, weights_parts
+from .speed import (
+    DEFAULT_SPEED,
+    decode_from_terms,
+    decode_terms,
+    prefill_from_terms,
+    prefill_terms,
+    relative_training,
+    training_features,
+)
+
+MIN_GROUP = 8
+METRICS = ("decode_tokens_per_s", "prefill_tokens_per_s", "weights_gib", "peak_memory_gib", "training_peak_memory_gib",
+           "training_relative")
+TRAINING_RUNTIMES = ("pytorch",)
+
+
+def mode_of(m: dict) -> str:
+    """A measurement's mode: its ``mode`` field, else read from its note (pytorch rows), else inference."""
+    if m.get("mode"):
+        return m["mode"]
+    if m.get("runtime") in TRAINING_RUNTIMES or m.get("metric") == "training_tokens_per_s":
+        note = str(m.get("note") or "").lower()
+        if "qlora" in note:
+            return "qlora"
+        if "lora" in note:
+            return "lora"
+        return "full"
+    return "inference"
+
+
+def _inputs(m: dict, models: dict, gpus: dict):
+    model, gpu = models.get(m.get("model")), gpus.get(m.get("gpu"))
+    weights, value = m.get("weights"), m.get("value")
+    if model is None or gpu is None or weights not in WEIGHT_FORMATS or not isinstance(value, (int, float)) or value <= 0:
+        return None
+    kv = m.get("kv_cache") if m.get("kv_cache") in KV_BYTES else "f16"
+    return {"model": model, "gpu": gpu, "weights": weights, "kv": kv, "context": max(0, m.get("context") or 0),
+            "batch": max(1, m.get("batch") or 1), "gpus": max(1, m.get("gpus") or 1), "runtime": m.get("runtime") or "",
+            "fa": m.get("flash_attention", True) is not False, "value": float(value)}
+
+
+def speed_keys(runtime: str, gpu: dict) -> tuple[str, str, str]:
+    return ("*", runtime, f"{runtime}/{backend(gpu)}")
+
+
+def _terms(m: dict, models: dict, gpus: dict):
+    x = _inputs(m, models, gpus)
+    if x is None or m.get("metric") not in ("decode_tokens_per_s", "prefill_tokens_per_s"):
+        return None
+    if m["metric"] == "decode_tokens_per_s":
+        t = decode_terms(x["model"], x["gpu"], x["weights"], x["kv"], x["context"], x["batch"], x["runtime"], x["gpus"])
+    else:
+        if x["context"] < 1:
+            return None
+        t = prefill_terms(x["model"], x["gpu"], x["weights"], x["context"], x["batch"], x["runtime"], x["gpus"])
+        if t["compute_s"] is None:
+            return None
+    return {"metric": m["metric"], "terms": t, "value": x["value"], "log_value": math.log(x["value"]),
+            "keys": speed_keys(x["runtime"], x["gpu"]),
+            "publisher": m.get("publisher") or m.get("source")}
+
+
+def resolve(speed: dict, keys) -> dict:
+    out = dict(DEFAULT_SPEED)
+    for k in keys:
+        out.update(speed.get(k, {}))
+    return out
+
+
+def _loss(points, k: dict) -> float:
+    """Sum of squared log ratios predicted / measured (the decode formula inlined for speed)."""
+    s = 0.0
+    bw, cpu, comp, fixed, per_layer = k["eff_bw"], k["eff_cpu"], k["eff_compute"], k["overhead_s"], k["overhead_s_per_layer"]
+    for p in points:
+        t = p["terms"]
+        if p["metric"] == "decode_tokens_per_s":
+            step = max(t["mem_s"] / bw + t["cpu_s"] / cpu, t["compute_s"] / comp)
+            pred = t["batch"] / (step + fixed + per_layer * t["layers"] + t["comm_s"])
+        else:
+            pred = prefill_from_terms(t, k)
+        s += (math.log(pred) - p["log_value"]) ** 2 if pred and pred > 0 else 1e6
+    return s
+
+
+def _search(objective, start: list[float], steps: list[float], lo: list[float], hi: list[float], rounds: int = 40):
+    """Deterministic pattern search: try +-step on each coordinate, halve the steps when nothing improves."""
+    x = [min(max(v, a), b) for v, a, b in zip(start, lo, hi, strict=False)]
+    best = objective(x)
+    floor = [s / 256 for s in steps]
+    steps = list(steps)
+    for _ in range(rounds):
+        improved = False
+        for i in range(len(x)):
+            for sign in (1, -1):
+                y = list(x)
+                y[i] = min(max(x[i] + sign * steps[i], lo[i]), hi[i])
+                v = objective(y)
+                if v < best - 1e-12:
+                    x, best, improved = y, v, True
+        if not improved:
+            steps = [s / 2 for s in steps]
+            if all(s < f for s, f in zip(steps, floor, strict=False)):
+                break
+    return x
+
+
+def _fit_key(points, base: dict) -> dict:
+    """eff_compute on prefill, then eff_bw and overhead_s on decode, then eff_compute again."""
+    pre = [p for p in points if p["metric"] == "prefill_tokens_per_s"]
+    dec = [p for p in points if p["metric"] == "decode_tokens_per_s"]
+    out = {}
+    k = dict(base)
+
+    def fit_pre():
+        if len(pre) >= MIN_GROUP:
+            x = _search(lambda v: _loss(pre, {**k, "eff_compute": math.exp(v[0])}), [math.log(k["eff_compute"])], [0.5],
+                        [math.log(0.01)], [math.log(1.5)])
+            k["eff_compute"] = out["eff_compute"] = round(math.exp(x[0]), 4)
+
+    fit_pre()
+    if len(dec) >= MIN_GROUP:
+        x = _search(lambda v: _loss(dec, {**k, "eff_bw": math.exp(v[0]), "overhead_s": v[1] / 1000,
+                                          "overhead_s_per_layer": v[2] / 1e6}),
+                    [math.log(k["eff_bw"]), k["overhead_s"] * 1000, k["overhead_s_per_layer"] * 1e6], [0.3, 2.0, 50.0],
+                    [math.log(0.05), 0.0, 0.0], [0.0, 50.0, 1000.0])
+        k["eff_bw"] = out["eff_bw"] = round(math.exp(x[0]), 4)
+        k["overhead_s"] = out["overhead_s"] = round(x[1] / 1000, 7)
+        k["overhead_s_per_layer"] = out["overhead_s_per_layer"] = round(x[2] / 1e6, 9)
+        fit_pre()
+    return out
+
+
+def fit_speed(points) -> dict:
+    speed: dict[str, dict] = {}
+    keys = sorted({p["keys"][i] for p in points for i in range(3)}, key=lambda s: (s.count("/") + (s != "*"), s))
+    for key in keys:
+        level = 0 if key == "*" else (2 if "/" in key else 1)
+        mine = [p for p in points if p["keys"][level] == key]
+        chain = mine[0]["keys"][:level] if mine else ()
+        fitted = _fit_key(mine, resolve(speed, chain))
+        if fitted:
+            speed[key] = fitted
+    return speed
+
+
+def _peak_inputs(m: dict, models: dict, gpus: dict):
+    x = _inputs(m, models, gpus)
+    if x is None or m.get("metric") != "peak_memory_gib":
+        return None
+    x["mode"] = mode_of(m)
+    return x
+
+
+def _predict_peak(x: dict, constants: dict) -> float:
+    if x["mode"] != "inference":
+        r = training_memory(x["model"], x["mode"], x["weights"] if x["mode"] != "qlora" else "bf16", x["context"],
+                            x["batch"], x["gpus"], flash_attention=x["fa"], constants=constants, runtime="transformers")
+    else:
+        r = inference_memory(x["model"], x["weights"], x["kv"], max(1, x["context"]), x["batch"], x["runtime"],
+                             x["gpus"], flash_attention=x["fa"], constants=constants)
+    return r["total_bytes"] * x["gpus"] / GIB
+
+
+def fit_memory(rows) -> dict:
+    """overhead_bytes and act_scale per runtime, linear least squares on the inference peak-memory rows."""
+    out = {}
+    for runtime in sorted({x["runtime"] for x in rows if x["mode"] == "inference"}):
+        pts = []
+        for x in rows:
+            if x["runtime"] != runtime or x["mode"] != "inference":
+                continue
+            zero = {"memory": {runtime: {"overhead_bytes": 0.0, "act_scale": 0.0}}}
+            fixed = _predict_peak(x, zero) * GIB / x["gpus"]
+            basis = activation_basis(x["model"], runtime, max(1, x["context"]), x["batch"], x["fa"])
+            pts.append((basis, x["value"] * GIB / x["gpus"] - fixed, x["value"] * GIB / x["gpus"]))
+        if len(pts) < 3:
+            continue
+        # weighted least squares on relative error: weight 1 / measured^2
+        w = [1 / max(p[2], 1.0) ** 2 for p in pts]
+        sw = sum(w)
+        mx = sum(wi * p[0] for wi, p in zip(w, pts, strict=False)) / sw
+        my = sum(wi * p[1] for wi, p in zip(w, pts, strict=False)) / sw
+        sxx = sum(wi * (p[0] - mx) ** 2 for wi, p in zip(w, pts, strict=False))
+        slope = sum(wi * (p[0] - mx) * (p[1] - my) for wi, p in zip(w, pts, strict=False)) / sxx if sxx > 0 else 0.0
+        slope = max(0.0, slope)
+        intercept = max(0.0, my - slope * mx)
+        out[runtime] = {"overhead_bytes": round(intercept), "act_scale": round(slope, 4)}
+    return out
+
+
+def relative_groups(measurements, revisions, gpus: dict) -> list[dict]:
+    """Groups of relative training throughput: {source, reference, values {gpu: value}}."""
+    groups = []
+    for rev in revisions:
+        for i, table in enumerate(rev.get("relative_performance") or []):
+            vals = {g: float(v) for g, v in (table.get("values") or {}).items() if g in gpus and v}
+            ref = table.get("reference")
+            if ref in vals and len(vals) >= 2:
+                groups.append({"source": f"revision {rev.get('date') or rev.get('id')}", "id": f"{rev.get('id')}#{i}",
+                               "reference": ref, "values": vals, "workload": table.get("workload")})
+    sets: dict[tuple, dict] = {}
+    for m in measurements:
+        if m.get("metric") != "training_tokens_per_s" or m.get("gpu") not in gpus or not m.get("value"):
+            continue
+        key = (m.get("source"), m.get("model"), m.get("weights"), mode_of(m), m.get("context"), m.get("batch"), m.get("gpus"))
+        sets.setdefault(key, {})[m["gpu"]] = float(m["value"])
+    for key, vals in sorted(sets.items(), key=lambda kv: str(kv[0])):
+        if len(vals) >= 2:
+            ref = sorted(vals, key=lambda g: (-vals[g], g))[0]
+            pub = next((m.get("publisher") for m in measurements if m.get("source") == key[0]), key[0])
+            groups.append({"source": pub, "id": "/".join(str(k) for k in key), "reference": ref, "values": vals,
+                           "workload": "training"})
+    return groups
+
+
+def _solve(matrix, rhs):
+    n = len(rhs)
+    a = [list(row) + [r] for row, r in zip(matrix, rhs, strict=False)]
+    for i in range(n):
+        piv = max(range(i, n), key=lambda r: abs(a[r][i]))
+        if abs(a[piv][i]) < 1e-12:
+            return None
+        a[i], a[piv] = a[piv], a[i]
+        for r in range(n):
+            if r != i:
+                f = a[r][i] / a[i][i]
+                a[r] = [x - f * y for x, y in zip(a[r], a[i], strict=False)]
+    return [a[i][n] / a[i][i] for i in range(n)]
+
+
+def fit_relative(groups, gpus: dict) -> dict:
+    rows = []
+    use_cache = True
+    for g in groups:
+        feats = {gid: training_features(gpus[gid]) for gid in g["values"]}
+        feats = {gid: f for gid, f in feats.items() if f[0] is not None and f[1] is not None}
+        if len(feats) < 2:
+            continue
+        use_cache = use_cache and all(f[2] is not None for f in feats.values())
+        rows.append([(math.log(g["values"][gid]), f) for gid, f in sorted(feats.items())])
+    if not rows:
+        return {"a": 0.5, "b": 0.5, "c": 0.0}
+    names = ["a", "b", "c"] if use_cache else ["a", "b"]
+    fixed: dict[str, float] = {}
+    for _ in range(3):
+        free = [i for i, nm in enumerate(names) if nm not in fixed]
+        xs, ys = [], []
+        for grp in rows:
+            my = sum(y for y, _ in grp) / len(grp)
+            mf = [sum(f[i] for _, f in grp) / len(grp) for i in range(len(names))]
+            for y, f in grp:
+                xs.append([f[i] - mf[i] for i in free])
+                ys.append(y - my - sum(fixed[names[i]] * (f[i] - mf[i]) for i in range(len(names)) if names[i] in fixed))
+        mat = [[sum(x[i] * x[j] for x in xs) for j in range(len(free))] for i in range(len(free))]
+        vec = [sum(x[i] * y for x, y in zip(xs, ys, strict=False)) for i in range(len(free))]
+        sol = _solve(mat, vec) if free else []
+        if sol is None:
+            sol = [0.5] * len(free)
+        coef = dict(fixed)
+        coef.update({names[i]: v for i, v in zip(free, sol, strict=False)})
+        negative = [nm for nm in names if nm not in fixed and coef[nm] < 0]
+        if not negative:
+            break
+        fixed[min(negative, key=lambda nm: coef[nm])] = 0.0
+    return {"a": round(coef.get("a", 0.0), 4), "b": round(coef.get("b", 0.0), 4), "c": round(coef.get("c", 0.0), 4)}
+
+
+def fit_constants(models: dict, gpus: dict, measurements, revisions=()) -> dict:
+    """Every fitted constant, as the JSON-ready dict the engine and the browser take."""
+    points = [p for p in (_terms(m, models, gpus) for m in measurements) if p is not None]
+    peaks = [x for x in (_peak_inputs(m, models, gpus) for m in measurements) if x is not None]
+    return {"speed": fit_speed(points), "memory": fit_memory(peaks),
+            "relative": fit_relative(relative_groups(measurements, revisions, gpus), gpus)}
+
+
+def predict(m: dict, models: dict, gpus: dict, constants: dict):
+    """The engine's figure for one measurement's conditions, or None when it cannot be estimated."""
+    metric = m.get("metric")
+    if metric in ("decode_tokens_per_s", "prefill_tokens_per_s"):
+        p = _terms(m, models, gpus)
+        if p is None:
+            return None
+        k = resolve(constants.get("speed") or {}, p["keys"])
+        return (decode_from_terms if metric == "decode_tokens_per_s" else prefill_from_terms)(p["terms"], k)
+    if metric == "weights_gib":
+        x = _inputs(m, models, gpus)
+        return None if x is None else weights_parts(x["model"], x["weights"], x["runtime"])["total"] / GIB
+    if metric == "peak_memory_gib":
+        x = _peak_inputs(m, models, gpus)
+        return None if x is None else _predict_peak(x, constants)
+    return None
+
+
+def _pct(values) -> dict:
+    v = sorted(values)
+    n = len(v)
+    if not n:
+        return {"median_pct": None, "p90_pct": None}
+    med = v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+    p90 = v[max(0, math.ceil(0.9 * n) - 1)]
+    return {"median_pct": round(med, 1), "p90_pct": round(p90, 1)}
+
+
+def _errors(models, gpus, measurements, revisions, constants) -> list[tuple]:
+    """(metric, runtime, publisher, abs % error) of every measurement the engine can predict."""
+    out = []
+    for m in measurements:
+        pred = predict(m, models, gpus, constants)
+        if pred is None or pred <= 0:
+            continue
+        metric = m["metric"]
+        if metric == "peak_memory_gib" and mode_of(m) != "inference":
+            metric = "training_peak_memory_gib"
+        out.append((metric, m.get("runtime") or "", m.get("publisher") or m.get("source"), abs(pred / m["value"] - 1) * 100))
+    rel = constants.get("relative") or {}
+    for g in relative_groups(measurements, revisions, gpus):
+        ref = gpus[g["reference"]]
+        for gid, v in sorted(g["values"].items()):
+            if gid == g["reference"]:
+                continue
+            pred = relative_training(gpus[gid], ref, rel)
+            if pred is not None:
+                out.append(("training_relative", "all", g["source"], abs(pred / (v / g["values"][g["reference"]]) - 1) * 100))
+    return out
+
+
+def accuracy(models: dict, gpus: dict, measurements, revisions=(), constants: dict | None = None) -> dict:
+    """{metric: {runtime or 'all': {median_pct, p90_pct, count, sources, loso_median_pct, loso_p90_pct}}}."""
+    measurements = list(measurements)
+    constants = constants or fit_constants(models, gpus, measurements, revisions)
+    inside = _errors(models, gpus, measurements, revisions, constants)
+    publishers = sorted({e[2] for e in inside})
+    loso = []
+    for pub in publishers:
+        keep = [m for m in measurements if (m.get("publisher") or m.get("source")) != pub]
+        keep_revs = [r for r in revisions if f"revision {r.get('date') or r.get('id')}" != pub]
+        c = fit_constants(models, gpus, keep, keep_revs)
+        loso.extend(e for e in _errors(models, gpus, measurements, revisions, c) if e[2] == pub)
+    table: dict[str, dict] = {}
+    for metric in METRICS:
+        runtimes = sorted({e[1] for e in inside if e[0] == metric})
+        if not runtimes:
+            continue
+        table[metric] = {}
+        for rt in runtimes + (["all"] if "all" not in runtimes else []):
+            mine = [e for e in inside if e[0] == metric and (rt == "all" or e[1] == rt)]
+            theirs = [e for e in loso if e[0] == metric and (rt == "all" or e[1] == rt)]
+            entry = {**_pct([e[3] for e in mine]), "count": len(mine), "sources": len({e[2] for e in mine})}
+            lo = _pct([e[3] for e in theirs])
+            entry["loso_median_pct"], entry["loso_p90_pct"] = lo["median_pct"], lo["p90_pct"]
+            table[metric][rt] = entry
+    return table
