@@ -94,6 +94,7 @@ test: dev-venv lint browser java node_modules/.installed
 bench: dev-venv node_modules/.installed
 	$(BIN)/python -m benchmarks.build_bench
 	$(BIN)/python -m benchmarks.calc_bench
+	$(BIN)/python -m benchmarks.estimate_bench
 	$(BIN)/python -m benchmarks.lighthouse_bench
 
 clean:

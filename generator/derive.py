@@ -247,16 +247,20 @@ CACHE_DIR = Path(__file__).resolve().parent.parent / "build" / "cache"
 
 
 def _digest(bundle) -> str:
+    """Of the fit's inputs: the data it reads and the engine's own source code."""
     blob = json.dumps([bundle.models, bundle.gpus, bundle.measurements, bundle.revisions], sort_keys=True,
                       default=str, separators=(",", ":"))
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:20]
+    h = hashlib.sha256(blob.encode("utf-8"))
+    for src in sorted((Path(__file__).resolve().parent / "estimate").glob("*.py")):
+        h.update(src.read_bytes())
+    return h.hexdigest()[:20]
 
 
 def published_estimates(ds: Dataset) -> dict:
     """The fitted constants, the error table and the reference GPU (see :mod:`generator.estimate`).
 
-    Fitting reads every measurement; its result depends only on the data, so it is kept in
-    ``build/cache/`` under the digest of its inputs and reused by the next build."""
+    Fitting reads every measurement; its result depends only on the data and the engine's code,
+    so it is kept in ``build/cache/`` under the digest of both and reused by the next build."""
     from .estimate import from_dataset, published
 
     bundle = from_dataset(ds)

@@ -265,7 +265,7 @@ class _Loader:
             for i, obs in enumerate(rec.get("observations") or ()):
                 if obs.get("kind") in ("used", "street") and obs.get("usd", 0) > 2 * launch:
                     line = self.lines.get(rec.relpath, {}).get(("observations", i, "usd"), 1)
-                    self.problems.append(Problem(self.shown(doc_path), line, f"observations.{i}.usd",
+                    self.problems.append(Problem(self.shown(doc_path), line, dotted(("observations", i, "usd")),
                                                  f"{obs['kind']} price {obs['usd']:g} USD is above twice the launch "
                                                  f"price ({launch:g} USD); check the figure or explain it in note",
                                                  "warning"))

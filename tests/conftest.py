@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from generator.locales import TRANSLATED_LANGS
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
 TODAY = _dt.date(2026, 11, 22)
@@ -61,7 +63,7 @@ class DataTree:
         with ``translations`` their shipped ko/zh/fr versions; otherwise the fixture's Korean
         interface file, which would be stale, is dropped."""
         shutil.copyfile(ROOT / "data" / "ui.yaml", self.data / "ui.yaml")
-        for lang in ("ko", "zh", "fr"):
+        for lang in TRANSLATED_LANGS:
             src, dest = ROOT / "data" / "translations" / lang / "ui.yaml", self.data / "translations" / lang / "ui.yaml"
             if translations and src.exists():
                 dest.parent.mkdir(parents=True, exist_ok=True)

@@ -17,6 +17,7 @@ import pytest
 from conftest import ROOT, DataTree
 
 from generator import calc
+from generator.locales import LANGS
 
 FIXTURE = json.loads((ROOT / "tests" / "fixtures" / "calculators.json").read_text(encoding="utf-8"))
 CASES = FIXTURE["cases"]
@@ -174,7 +175,7 @@ def pages(tmp_path_factory):
     ds, problems = load_dataset(t.data, t.root)
     assert ds is not None, [str(p) for p in problems]
     return {lang: {p.path: p.text for p in render_language(ds, lang, ROOT / "templates" / "pages")}
-            for lang in ("en", "ko", "zh", "fr")}
+            for lang in LANGS}
 
 
 PAGES = ["calculators/index.md", "calculators/memory-dense.md", "calculators/memory-cnn.md",
@@ -182,7 +183,7 @@ PAGES = ["calculators/index.md", "calculators/memory-dense.md", "calculators/mem
 
 
 def test_every_language_has_every_calculator_page(pages):
-    for lang in ("en", "ko", "zh", "fr"):
+    for lang in LANGS:
         assert set(PAGES) <= set(pages[lang]), lang
 
 

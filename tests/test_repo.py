@@ -8,6 +8,8 @@ import subprocess
 import yaml
 from conftest import ROOT
 
+from generator.locales import TRANSLATED_LANGS
+
 
 def workflow_runs():
     for path in sorted((ROOT / ".github" / "workflows").glob("*.yml")):
@@ -54,5 +56,5 @@ def test_pre_commit_hooks_call_project_commands():
 
 def test_codeowners_cover_every_translation_language():
     text = (ROOT / ".github" / "CODEOWNERS").read_text(encoding="utf-8")
-    for lang in ("ko", "zh", "fr"):
+    for lang in TRANSLATED_LANGS:
         assert f"/data/translations/{lang}/" in text

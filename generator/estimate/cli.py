@@ -122,7 +122,8 @@ def _gib(x) -> str:
 def _band(e) -> str:
     if not e:
         return "no measurements"
-    return (f"+-{e['median_pct']:g} % median, p90 {e['p90_pct']:g} % ({e['count']} measurements, "
+    scope = "" if e.get("scope") != "all" else ", all runtimes"
+    return (f"+-{e['median_pct']:g} % median, p90 {e['p90_pct']:g} % ({e['count']} measurements{scope}, "
             f"{e['sources']} sources; leave-one-source-out median {e['loso_median_pct']:g} %)")
 
 
@@ -162,15 +163,27 @@ def _text(r: dict) -> str:
 
 
 def run(args) -> int:
-    from . import load_bundle, published, training_relative_only
+    from ..derive import published_estimates
+    from ..validate import load_dataset
+    from . import from_dataset, training_relative_only
     from .engine import EstimateError, estimate
 
-    bundle = load_bundle(Path(args.data))
-    if bundle.problems:
-        for p in bundle.problems:
+    ds, problems = load_dataset(Path(args.data))
+    errors = [p for p in problems if p.level == "error"]
+    if ds is None or errors:
+        for p in errors:
             print(p, file=sys.stderr)
-        print(f"{len(bundle.problems)} error(s) in {args.data}; nothing was estimated.", file=sys.stderr)
+        print(f"{len(errors)} error(s) in {args.data}; nothing was estimated.", file=sys.stderr)
         return 1
+    bundle = from_dataset(ds, Path(args.data))
+
+    def published(_bundle, reference=None):
+        """The fitted constants and error table, from the build's cache when the data is unchanged."""
+        table = dict(published_estimates(ds))
+        if reference:
+            table["reference"] = bundle.gpus[reference]
+        return table
+
     try:
         if args.gpu not in bundle.gpus:
             raise UsageError(_unknown("GPU", args.gpu, bundle.gpus))

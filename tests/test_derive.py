@@ -1,0 +1,143 @@
+"""The derive stage: each fact computed once, from the data, and read by everything that shows it."""
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from conftest import ROOT
+
+from generator.derive import Price, age, build_date, current_price, derive, revision_price
+from generator.diff import advice_states
+from generator.validate import load_dataset
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    ds, problems = load_dataset(ROOT / "data", ROOT)
+    assert ds is not None, problems
+    return ds
+
+
+def test_facts_are_built_once_per_dataset(shipped):
+    facts = derive(shipped)
+    assert derive(shipped) is facts
+    assert facts.states is facts.states
+    assert facts.states == advice_states(shipped)
+
+
+def test_api_and_pages_read_the_same_advice(shipped):
+    from generator.api import revisions_result
+
+    states = derive(shipped).states
+    for item in revisions_result(shipped):
+        assert item["advice_in_force"] == {p: {"gpus": s.gpus, "known": s.known} for p, s in states[item["date"]].items()}
+
+
+def test_one_price_rule(shipped):
+    """New: the revision's last street or launch quote, else the catalogue; used: its used quote
+    first; a cloud price per hour is never a purchase price."""
+    prices = derive(shipped).revision_prices
+    seen_used = False
+    for rev in shipped.revisions:
+        quotes = {}
+        for p in rev.get("prices") or ():
+            quotes.setdefault(p["gpu"], []).append(p)
+        for gid, gpu in shipped.gpus.items():
+            entry = prices[rev.id].get(gid, {})
+            new = [q for q in quotes.get(gid, []) if q["kind"] in ("street", "launch")]
+            used = [q for q in quotes.get(gid, []) if q["kind"] == "used"]
+            if new:
+                assert entry["new"] == Price(new[-1]["usd"], new[-1]["kind"])
+            elif gpu.get("launch_price_usd"):
+                assert entry["new"] == Price(gpu["launch_price_usd"], "catalogue")
+            else:
+                assert "new" not in entry
+            if used:
+                seen_used = True
+                assert entry["used"] == Price(used[-1]["usd"], "used")
+            for basis in entry:
+                assert entry[basis].source != "cloud-hourly"
+    assert seen_used  # the shipped revisions quote used prices, so the rule is exercised
+
+
+def test_revision_price_prefers_the_revisions_own_quote(shipped):
+    rev = next(r for r in shipped.revisions if any(p["kind"] == "used" for p in r.get("prices") or ()))
+    quote = next(p for p in rev["prices"] if p["kind"] == "used")
+    gpu = shipped.gpus[quote["gpu"]]
+    assert revision_price(rev, gpu, "used").usd == [p for p in rev["prices"]
+                                                    if p["gpu"] == gpu.id and p["kind"] == "used"][-1]["usd"]
+    assert revision_price(rev, gpu, "quoted").source in ("used", "street", "launch")
+
+
+@pytest.mark.parametrize("since, until, expected", [
+    ("2023-01-30", "2026-11-23", (3, 9)),
+    ("2023-01-30", "2026-11-30", (3, 10)),
+    ("2023-01-30", "2023-01-29", (0, 0)),
+    ("2020-02-29", "2021-02-28", (0, 11)),
+])
+def test_age_in_whole_years_and_months(since, until, expected):
+    assert age(dt.date.fromisoformat(since), dt.date.fromisoformat(until)) == expected
+
+
+def test_advice_age_follows_source_date_epoch(shipped, monkeypatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(int(dt.datetime(2026, 11, 23, tzinfo=dt.UTC).timestamp())))
+    assert build_date() == dt.date(2026, 11, 23)
+    facts = type(derive(shipped))(shipped)  # a fresh set of facts under this epoch
+    a = facts.advice_age
+    assert (a.newest, a.built, a.years, a.months) == ("2023-01-30", "2026-11-23", 3, 9)
+
+
+def test_current_prices_are_the_newest_and_cloud_is_per_gpu(shipped):
+    for gid, rec in shipped.prices.items():
+        for kind in ("street", "used"):
+            obs = [o for o in rec["observations"] if o["kind"] == kind]
+            got = current_price(shipped, gid, kind)
+            if obs:
+                assert got.date == max(o["date"] for o in obs)
+            else:
+                assert got is None
+        cloud = current_price(shipped, gid, "cloud-hourly")
+        if cloud is not None:
+            raw = [o for o in rec["observations"] if o["kind"] == "cloud-hourly" and o["provider"] == cloud.provider
+                   and o["date"] == cloud.date]
+            assert any(round(o["usd"] / o["gpus"], 4) == cloud.usd for o in raw)
+
+
+def test_todays_cards_have_recent_prices_and_consistent_ratios(shipped):
+    rows = derive(shipped).today
+    assert len(rows) >= 30
+    newest = max(o["date"] for rec in shipped.prices.values() for o in rec["observations"])
+    for r in rows:
+        dated = [o for o in (r.new, r.used, r.cloud) if o is not None]
+        assert dated and all((newest - o.date).days <= 2 * 366 for o in dated)
+        if r.buy_usd:
+            assert r.per_dollar["memory"] == pytest.approx(r.memory_gb / r.buy_usd * 100, rel=1e-3)
+            if r.training:
+                assert r.per_dollar["training"] == pytest.approx(r.training / r.buy_usd * 1000, rel=1e-3)
+        if r.cloud and r.buy_usd:
+            assert r.break_even_hours == pytest.approx(r.buy_usd / r.cloud.usd, rel=1e-3)
+    unified = [r for r in rows if shipped.gpus[r.gpu].get("unified_memory")]
+    for r in unified:  # the GPU's usable share of unified memory, not the whole of it
+        gpu = shipped.gpus[r.gpu]
+        assert r.memory_gb == pytest.approx(gpu["memory_gb"] * gpu["gpu_memory_share"], abs=0.05)
+
+
+def test_measurements_are_set_beside_their_estimates(shipped):
+    measured = derive(shipped).measured
+    assert len(measured) == sum(len(m["results"]) for m in shipped.measurements)
+    with_estimate = [m for m in measured if m["estimate"]]
+    assert len(with_estimate) >= 0.9 * len(measured)
+    for m in with_estimate:
+        assert m["error_pct"] == pytest.approx((m["estimate"] - m["value"]) / m["value"] * 100, abs=0.051)
+
+
+def test_published_error_figures_are_what_the_model_gives(shipped):
+    """The error table the pages print equals a fresh computation on the shipped data."""
+    from generator.estimate import accuracy, from_dataset
+
+    facts = derive(shipped)
+    bundle = from_dataset(shipped)
+    fresh = accuracy(bundle.models, bundle.gpus, bundle.measurements, bundle.revisions, facts.estimates["constants"])
+    import json
+
+    assert json.loads(json.dumps(fresh)) == facts.estimates["errors"]

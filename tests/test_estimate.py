@@ -1,0 +1,249 @@
+"""The estimation engine (generator/estimate) and its browser twin (docs/assets/js/calc/estimate.mjs).
+
+``tests/fixtures/estimate.json`` holds golden cases (inputs -> memory breakdown, speed, relative
+training, error bands); both sides must reproduce them. Hand-computed checks pin the formulas,
+and the published error figures must equal what ``accuracy()`` computes on the shipped data.
+"""
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from generator.estimate import engine, fitting, formats, memory, published, read_bundle, speed
+from generator.estimate.engine import EstimateError, estimate, training_relative_only
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURE = json.loads((ROOT / "tests" / "fixtures" / "estimate.json").read_text(encoding="utf-8"))
+TABLE = FIXTURE["table"]
+NODE = shutil.which("node")
+GIB = 1024 ** 3
+
+
+def close(actual, expected, tol, where):
+    if isinstance(expected, bool) or expected is None or isinstance(expected, str):
+        assert actual == expected, f"{where}: {actual!r} != {expected!r}"
+    elif isinstance(expected, (int, float)):
+        assert isinstance(actual, (int, float)) and not isinstance(actual, bool), f"{where}: {actual!r}"
+        assert math.isfinite(actual), where
+        assert abs(actual - expected) <= tol * max(1, abs(expected)), f"{where}: {actual!r} != {expected!r}"
+    elif isinstance(expected, list):
+        assert isinstance(actual, list) and len(actual) == len(expected), where
+        for i, (a, e) in enumerate(zip(actual, expected, strict=False)):
+            close(a, e, tol, f"{where}[{i}]")
+    elif isinstance(expected, dict):
+        assert isinstance(actual, dict), f"{where}: {actual!r}"
+        for k, e in expected.items():
+            close(actual.get(k), e, tol, f"{where}.{k}")
+
+
+def model_of(case):
+    return FIXTURE["models"][case["model"]] if isinstance(case["model"], str) else case["model"]
+
+
+@pytest.mark.parametrize("case", FIXTURE["cases"], ids=[c["id"] for c in FIXTURE["cases"]])
+def test_python_golden_case(case):
+    gpu = FIXTURE["gpus"][case["gpu"]]
+    if "error" in case:
+        with pytest.raises(EstimateError) as exc:
+            estimate(model_of(case), gpu, case["options"], TABLE)
+        assert {"key": exc.value.key, "params": exc.value.params} == case["error"]
+        return
+    close(estimate(model_of(case), gpu, case["options"], TABLE), case["expect"], FIXTURE["tolerance"], case["id"])
+
+
+@pytest.mark.parametrize("case", FIXTURE["relative"], ids=[c["id"] for c in FIXTURE["relative"]])
+def test_python_training_relative(case):
+    out = training_relative_only(FIXTURE["gpus"][case["gpu"]], TABLE)
+    close(out["training_relative"], case["expect"], FIXTURE["tolerance"], case["id"])
+
+
+def test_node_twin_passes_the_same_cases():
+    assert NODE, "node is needed for tests/js/estimate.test.mjs"
+    r = subprocess.run([NODE, "--test", "tests/js/estimate.test.mjs"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
+    assert f"# pass {len(FIXTURE['cases']) + len(FIXTURE['relative']) + 2}" in r.stdout, r.stdout[-1500:]
+
+
+def test_fixture_covers_every_format_precision_and_feature():
+    ids = {c["id"] for c in FIXTURE["cases"]}
+    weights = {c["expect"]["basis"]["weights"] for c in FIXTURE["cases"] if "expect" in c}
+    assert set(formats.WEIGHT_FORMATS) <= weights
+    kvs = {c["options"].get("kv_cache", "f16") for c in FIXTURE["cases"] if "expect" in c}
+    assert set(formats.KV_BYTES) <= kvs
+    for part in ("moe-", "mla-", "sliding-", "multi-gpu-", "unified-", "offload-", "training-", "bad-"):
+        assert any(i.startswith(part) for i in ids), part
+
+
+# ------------------------------------------------------------------ the formulas, by hand
+
+M = FIXTURE["models"]
+
+
+def test_gguf_bits_per_weight_by_hand():
+    llama2 = M["llama-2-7b"]
+    w = memory.weights_parts(llama2, "q4_0", "llama.cpp")
+    head = 32000 * 4096
+    assert w["head"] == head * 6.5625 / 8
+    assert w["total"] == pytest.approx((llama2["parameters_b"] * 1e9 - head) * 4.5 / 8 + head * 6.5625 / 8)
+    assert w["total"] / GIB == pytest.approx(3.56, rel=0.03)  # llama-bench: llama 7B Q4_0 3.56 GiB
+    assert memory.weights_parts(llama2, "q8_0")["bits_per_weight"] == pytest.approx(8.5)
+    assert 4.8 <= memory.weights_parts(llama2, "q4_k_m")["bits_per_weight"] <= 4.9
+    assert 5.5 <= memory.weights_parts(llama2, "q5_k_m")["bits_per_weight"] <= 5.7
+    assert memory.weights_parts(M["llama-3-1-8b"], "q4_k_m")["total"] / GIB == pytest.approx(4.58, rel=0.03)
+
+
+def test_quantized_formats_keep_embeddings_and_head_16_bit():
+    m = M["llama-3-1-8b"]
+    w = memory.weights_parts(m, "nf4")
+    assert w["embed"] == w["head"] == 128256 * 4096 * 2
+    assert w["other"] == pytest.approx((8.03e9 - 2 * 128256 * 4096) * 4.127 / 8)
+
+
+def test_mxfp4_experts_only():
+    m = M["gpt-oss-20b"]
+    p = memory.param_breakdown(m)
+    assert p["experts"] == 24 * 32 * 3 * 2880 * 2880
+    hf, gguf = memory.weights_parts(m, "mxfp4", "vllm"), memory.weights_parts(m, "mxfp4", "llama.cpp")
+    assert hf["experts"] == gguf["experts"] == p["experts"] * 4.25 / 8
+    assert hf["other"] == p["other"] * 2 and gguf["other"] == p["other"] * 8.5 / 8
+
+
+def test_kv_cache_by_hand():
+    assert memory.kv_cache_bytes(M["llama-3-1-8b"], 4096, 1, "f16") == 2 * 32 * 8 * 128 * 2 * 4096  # 512 MiB
+    assert memory.kv_cache_bytes(M["llama-3-1-8b"], 4096, 3, "q8_0") == 2 * 32 * 8 * 128 * 4096 * 3 * 8.5 / 8
+    assert memory.kv_cache_bytes(M["llama-3-1-8b"], 100, 1, "q4_0") == 2 * 32 * 8 * 128 * 100 * 4.5 / 8
+    ds = M["deepseek-v3"]
+    assert memory.kv_cache_bytes(ds, 1000, 1, "fp8") == 61 * (512 + 64) * 1000
+    g = M["gemma-2-9b"]  # 21 of 42 layers slide over 4096 tokens
+    assert memory.kv_cache_bytes(g, 8192) == 2 * 8 * 256 * 2 * (21 * 8192 + 21 * 4096)
+    assert memory.kv_cache_bytes(g, 1000) == 2 * 8 * 256 * 2 * 42 * 1000
+
+
+def test_moe_active_parameters_decide_speed_total_decide_memory():
+    moe, gpu = M["qwen3-30b-a3b"], FIXTURE["gpus"]["h100-sxm"]
+    t = speed.decode_terms(moe, gpu, "bf16", "f16", 0, 1, "vllm")
+    w = memory.weights_parts(moe, "bf16")
+    assert t["bytes_per_step"] == pytest.approx(w["other"] + w["head"] + w["experts"] * 8 / 128)
+    assert t["bytes_per_step"] < 0.2 * w["total"]
+    big = speed.decode_terms(moe, gpu, "bf16", "f16", 0, 64, "vllm")
+    assert big["bytes_per_step"] > 0.9 * (w["total"] - w["embed"])
+
+
+def test_tensor_parallel_splits_kv_by_heads():
+    m = M["llama-3-1-70b"]  # 8 kv heads
+    one = memory.inference_memory(m, "bf16", "f16", 4096, 1, "vllm", 1)
+    assert memory.inference_memory(m, "bf16", "f16", 4096, 1, "vllm", 4)["kv_cache_bytes"] == one["kv_cache_bytes"] / 4
+    assert memory.inference_memory(m, "bf16", "f16", 4096, 1, "vllm", 16)["kv_cache_bytes"] == one["kv_cache_bytes"] / 8
+    ds = M["deepseek-v3"]
+    assert (memory.inference_memory(ds, "fp8", "f16", 4096, 1, "vllm", 8)["kv_cache_bytes"]
+            == memory.kv_cache_bytes(ds, 4096))
+
+
+def test_unified_memory_share():
+    apple = FIXTURE["gpus"]["apple-m2-ultra"]
+    assert memory.usable_bytes(apple) == apple["memory_gb"] * GIB * apple["gpu_memory_share"]
+    assert memory.usable_bytes(dict(apple, gpu_memory_share=None)) == apple["memory_gb"] * GIB * 0.75
+
+
+def test_qlora_below_lora_below_full_for_every_model():
+    gpu = FIXTURE["gpus"]["h100-sxm"]
+    for mid, m in M.items():
+        totals = [estimate(m, gpu, {"mode": mode, "context": 2048}, TABLE)["memory"]["total_bytes"]
+                  for mode in ("qlora", "lora", "full")]
+        assert totals[0] < totals[1] < totals[2], mid
+
+
+def test_flash_attention_and_checkpointing_are_on_by_default_and_switchable():
+    m, gpu = M["llama-3-1-8b"], FIXTURE["gpus"]["h100-sxm"]
+    base = estimate(m, gpu, {"mode": "full", "context": 4096}, TABLE)["memory"]["activations_bytes"]
+    assert estimate(m, gpu, {"mode": "full", "context": 4096, "checkpointing": False}, TABLE)["memory"][
+        "activations_bytes"] > 4 * base
+    no_fa = estimate(m, gpu, {"mode": "full", "context": 4096, "flash_attention": False}, TABLE)["memory"]
+    assert no_fa["activations_bytes"] - base == 4 * 32 * 4096 * 4096
+
+
+def test_offload_keeps_a_share_on_the_gpu_and_slows_decode():
+    m, gpu = M["llama-3-1-70b"], FIXTURE["gpus"]["rtx-4090"]
+    full = memory.inference_memory(m, "q4_k_m", "f16", 4096, 1, "llama.cpp")
+    half = memory.inference_memory(m, "q4_k_m", "f16", 4096, 1, "llama.cpp", gpu_layers=40)
+    assert half["weights_bytes"] < 0.55 * full["weights_bytes"] and half["host_bytes"] > 0
+    assert (speed.decode_tokens_per_s(m, gpu, "q4_k_m", "f16", 0, 1, "llama.cpp", gpu_layers=40)
+            < 0.3 * speed.decode_tokens_per_s(m, gpu, "q4_k_m", "f16", 0, 1, "llama.cpp"))
+
+
+def test_vllm_reserves_ninety_percent():
+    r = estimate(M["llama-3-1-8b"], FIXTURE["gpus"]["h100-sxm"], {"runtime": "vllm"}, TABLE)
+    assert r["reserved_bytes"] == pytest.approx(0.9 * 80 * GIB)
+    assert r["memory"]["total_bytes"] < r["reserved_bytes"]
+
+
+def test_error_band_falls_back_to_all():
+    assert engine.error_band(TABLE["errors"], "decode_tokens_per_s", "vllm")["scope"] == "all"
+    assert engine.error_band(TABLE["errors"], "decode_tokens_per_s", "llama.cpp")["median_pct"] == 8.0
+    assert engine.error_band(TABLE["errors"], "prefill_tokens_per_s", "vllm") is None
+
+
+@pytest.mark.parametrize("model, options, key", [
+    (dict(M["llama-2-7b"], kv_heads=64), {}, "est.err.kv_heads_above_heads"),
+    (dict(M["llama-2-7b"], kv_heads=5), {}, "est.err.heads_not_divisible"),
+    (M["llama-2-7b"], {"context": 0}, "est.err.positive"),
+    (M["llama-2-7b"], {"context": 2.5}, "est.err.positive"),
+    (dict(M["llama-2-7b"], experts=8, experts_per_token=2, active_parameters_b=None), {}, "est.err.experts_without_active"),
+    (dict(M["llama-2-7b"], active_parameters_b=9), {}, "est.err.active_above_total"),
+    (dict(M["llama-2-7b"], parameters_b=0.1), {}, "est.err.embeddings_above_params"),
+    (M["llama-2-7b"], {"weights": "q4_k_m", "runtime": "transformers"}, "est.err.gguf_runtime"),
+    (M["llama-2-7b"], {"weights": "nf4", "mode": "full"}, "est.err.training_weights"),
+    (M["llama-2-7b"], {"weights": "bf16", "mode": "qlora"}, "est.err.qlora_weights"),
+    (M["llama-2-7b"], {"weights": "q4_0", "mode": "inference", "kv_cache": "fp8"}, "est.err.kv_runtime"),
+    (M["llama-2-7b"], {"weights": "xx"}, "est.err.weights"),
+])
+def test_bad_input(model, options, key):
+    with pytest.raises(EstimateError) as exc:
+        estimate(model, FIXTURE["gpus"]["rtx-4090"], options, TABLE)
+    assert exc.value.key == key
+
+
+# ------------------------------------------------------------------ fitting and published figures
+
+@pytest.fixture(scope="module")
+def shipped():
+    bundle = read_bundle(ROOT / "data")
+    return bundle, published(bundle)
+
+
+def test_published_errors_equal_accuracy_on_shipped_data(shipped):
+    bundle, table = shipped
+    again = fitting.accuracy(bundle.models, bundle.gpus, bundle.measurements, bundle.revisions)
+    assert table["errors"] == again
+    assert table["constants"] == fitting.fit_constants(bundle.models, bundle.gpus, bundle.measurements, bundle.revisions)
+    m = next(iter(bundle.models.values()))
+    gpu = bundle.gpus[table["reference"]["id"]] if table["reference"] else next(iter(bundle.gpus.values()))
+    r = estimate(m, gpu, {"weights": "q4_k_m"}, table)
+    if r["error"]["decode_tokens_per_s"]:
+        entry = dict(table["errors"]["decode_tokens_per_s"].get("llama.cpp") or table["errors"]["decode_tokens_per_s"]["all"])
+        assert {k: r["error"]["decode_tokens_per_s"][k] for k in entry} == entry
+
+
+def test_fit_is_deterministic_and_few_constants(shipped):
+    bundle, table = shipped
+    assert fitting.fit_constants(bundle.models, bundle.gpus, bundle.measurements, bundle.revisions) == table["constants"]
+    keys = table["constants"]["speed"]
+    assert all(k == "*" or k.split("/")[0] in formats.RUNTIMES for k in keys)
+    assert all(k.split("/")[-1] not in bundle.gpus for k in keys)  # never one constant per GPU
+    for entry in table["errors"].values():
+        for row in entry.values():
+            assert row["count"] >= 1 and row["median_pct"] <= row["p90_pct"]
+
+
+def test_gguf_weight_sizes_within_three_percent(shipped):
+    bundle, table = shipped
+    rows = [m for m in bundle.measurements if m.get("metric") == "weights_gib"]
+    preds = [(m, fitting.predict(m, bundle.models, bundle.gpus, table["constants"])) for m in rows]
+    checked = [(m, p) for m, p in preds if p is not None]
+    within = [abs(p / m["value"] - 1) <= 0.03 for m, p in checked]
+    assert not checked or sum(within) >= 0.9 * len(within)

@@ -1,0 +1,100 @@
+"""``python -m generator estimate`` as a subprocess: good input, bad input, data problems."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = os.environ.get("ESTIMATE_TEST_DATA", "data")
+
+
+def cli(*args, data=DATA):
+    r = subprocess.run([sys.executable, "-m", "generator", "estimate", "--data", str(data), *args], cwd=ROOT,
+                       capture_output=True, text=True, timeout=300)
+    return r.returncode, r.stdout, r.stderr
+
+
+def test_json_keys_for_a_model_id():
+    rc, out, err = cli("--gpu", "rtx-4090", "--model", "llama-3-1-8b", "--weights", "q4_k_m", "--format", "json")
+    assert rc == 0, err
+    r = json.loads(out)
+    assert set(r["memory"]) >= {"weights_bytes", "kv_cache_bytes", "activations_bytes", "overhead_bytes", "total_bytes"}
+    assert r["fits"] is True and r["decode_tokens_per_s"] > 0 and r["prefill_tokens_per_s"] > 0
+    assert r["training_relative"] is None
+    assert r["basis"]["runtime"] == "llama.cpp" and r["basis"]["context"] == 4096
+    assert set(r["error"]) >= {"decode_tokens_per_s", "prefill_tokens_per_s"}
+
+
+def test_text_table_with_error_bands():
+    rc, out, err = cli("--gpu", "h100-sxm", "--model", "qwen3-30b-a3b", "--runtime", "vllm", "--kv-cache", "fp8",
+                       "--batch", "8")
+    assert rc == 0, err
+    assert "decode" in out and "tokens/s" in out and "vLLM reserves" in out and "%" in out
+
+
+def test_custom_architecture_moe_and_gpus():
+    rc, out, err = cli("--gpu", "a100-sxm4-80gb", "--gpus", "2", "--params", "46.7", "--layers", "32", "--hidden", "4096",
+                       "--heads", "32", "--kv-heads", "8", "--head-dim", "128", "--vocab", "32000", "--intermediate",
+                       "14336", "--experts", "8", "--active-params", "12.9", "--format", "json")
+    assert rc == 0, err
+    r = json.loads(out)
+    assert r["basis"]["gpus"] == 2 and r["memory"]["weights_bytes"] < 50e9
+
+
+def test_training_modes_and_relative():
+    totals = {}
+    for mode in ("qlora", "lora", "full"):
+        rc, out, err = cli("--gpu", "a100-sxm4-80gb", "--model", "llama-3-1-8b", "--mode", mode, "--context", "2048",
+                           "--format", "json")
+        assert rc == 0, err
+        r = json.loads(out)
+        totals[mode] = r["memory"]["total_bytes"]
+        assert r["training_relative"] is not None
+    assert totals["qlora"] < totals["lora"] < totals["full"]
+    rc, out, err = cli("--gpu", "rtx-3090", "--training-relative", "--format", "json")
+    assert rc == 0, err
+    r = json.loads(out)
+    assert 0 < r["training_relative"] < 5 and r["basis"]["reference"]
+    rc, out, err = cli("--gpu", "rtx-4090", "--training-relative", "--reference", "rtx-4090")
+    assert rc == 0 and "1.00x" in out
+
+
+@pytest.mark.parametrize("args, needle", [
+    (("--gpu", "rtx-409", "--model", "llama-3-1-8b"), "unknown GPU id 'rtx-409'; did you mean 'rtx-4090'?"),
+    (("--gpu", "rtx-4090", "--model", "llama-3-1-8"), "unknown model id 'llama-3-1-8'"),
+    (("--gpu", "rtx-4090", "--params", "7", "--layers", "32", "--hidden", "4096", "--heads", "32", "--kv-heads", "64",
+      "--head-dim", "128", "--vocab", "32000"), "--kv-heads cannot be above --heads"),
+    (("--gpu", "rtx-4090", "--params", "7", "--layers", "32", "--hidden", "4096", "--heads", "32", "--kv-heads", "6",
+      "--head-dim", "128", "--vocab", "32000"), "multiple of --kv-heads"),
+    (("--gpu", "rtx-4090", "--model", "llama-2-7b", "--context", "0"), "context must be a positive"),
+    (("--gpu", "rtx-4090", "--model", "llama-2-7b", "--context", "-5"), "context must be a positive"),
+    (("--gpu", "rtx-4090", "--params", "7", "--layers", "32", "--hidden", "4096", "--heads", "32", "--kv-heads", "8",
+      "--head-dim", "128", "--vocab", "32000", "--experts", "8"), "--experts needs --active-params"),
+    (("--gpu", "rtx-4090", "--model", "llama-2-7b", "--weights", "q4_k_m", "--runtime", "vllm"), "only llama.cpp runs it"),
+    (("--gpu", "rtx-4090", "--model", "llama-2-7b", "--params", "7"), "not both"),
+    (("--gpu", "rtx-4090", "--layers", "32"), "missing"),
+    (("--gpu", "rtx-4090", "--model", "llama-2-7b", "--mode", "full", "--weights", "q4_0"), "training is estimated"),
+    (("--gpu", "rtx-4090", "--model", "llama-2-7b", "--mode", "lora", "--runtime", "vllm"), "training is estimated"),
+])
+def test_bad_input_exits_2_with_one_line(args, needle):
+    rc, out, err = cli(*args)
+    assert rc == 2, (out, err)
+    assert "Traceback" not in err
+    assert needle in err, err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_invalid_data_exits_1_with_problems(tmp_path):
+    copy = tmp_path / "data"
+    shutil.copytree(ROOT / DATA, copy)
+    gpu = next((copy / "gpus").rglob("*.yaml"))
+    gpu.write_text(gpu.read_text(encoding="utf-8").replace("memory_gb:", "memory_gbx:", 1), encoding="utf-8")
+    rc, out, err = cli("--gpu", "rtx-4090", "--model", "llama-2-7b", data=copy)
+    assert rc == 1
+    assert "memory_gbx" in err and "Traceback" not in err

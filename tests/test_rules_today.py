@@ -1,0 +1,224 @@
+"""The validator rules of the newer record kinds and GPU fields, each with a passing and a failing
+fixture, and the cascade rule: one unreadable file is one problem, not four."""
+from __future__ import annotations
+
+import pytest
+
+GPU = "gpus/nvidia/rtx-2070.yaml"
+GPU_SHOWN = "data/" + GPU
+MODEL = "models/tiny-7b.yaml"
+MODEL_SHOWN = "data/" + MODEL
+MEAS = "measurements/bench.yaml"
+PRICE = "prices/rtx-2070.yaml"
+PRICE_SHOWN = "data/" + PRICE
+
+MODEL_TEXT = """name: Tiny 7B
+developer: Example
+release_date: 2024-01-02
+licence: Apache-2.0
+parameters_b: 7
+active_parameters_b: 7
+layers: 32
+hidden_size: 4096
+intermediate_size: 11008
+attention_heads: 32
+kv_heads: 8
+head_dim: 128
+vocab_size: 32000
+tied_embeddings: false
+attention: gqa
+max_context: 8192
+sources:
+  - https://example.org/config.json
+"""
+
+MEAS_TEXT = """title: A benchmark table
+url: https://example.org/bench
+publisher: Example Lab
+date: 2025-01-02
+runtime: llama.cpp
+runtime_version: "b1000"
+results:
+  - gpu: rtx-2070
+    gpus: 1
+    model: tiny-7b
+    weights: q4_0
+    context: 512
+    batch: 1
+    metric: prefill_tokens_per_s
+    value: 1200
+"""
+
+PRICE_TEXT = """observations:
+  - kind: used
+    usd: 250
+    date: 2025-06-01
+    source: https://example.org/used
+  - kind: cloud-hourly
+    usd: 8
+    gpus: 8
+    provider: Example Cloud
+    instance: x8
+    date: 2025-06-01
+    source: https://example.org/cloud
+"""
+
+
+def _gpu_extra(tree, text, fields):
+    gpu = tree.read(GPU).replace("fields: [fp16_tensor_tflops,", f"fields: [fp16_tensor_tflops, {fields},")
+    tree.write(GPU, gpu.rstrip("\n") + "\n" + text)
+
+
+def _model(tree, old=None, new=None, extra=""):
+    text = MODEL_TEXT if old is None else MODEL_TEXT.replace(old, new)
+    tree.write(MODEL, text + extra)
+
+
+def _with_measurement(tree, text=MEAS_TEXT):
+    _model(tree)
+    tree.write(MEAS, text)
+
+
+CASES = {
+    "fp8_dense_not_above_sparse": (
+        lambda t: _gpu_extra(t, "fp8_tensor_tflops: 60\nfp8_tensor_tflops_sparse: 120\n",
+                             "fp8_tensor_tflops, fp8_tensor_tflops_sparse"),
+        lambda t: _gpu_extra(t, "fp8_tensor_tflops: 120\nfp8_tensor_tflops_sparse: 60\n",
+                             "fp8_tensor_tflops, fp8_tensor_tflops_sparse"),
+        f"{GPU_SHOWN}:21: fp8_tensor_tflops: dense 120 is above sparse 60; the sparse figure goes in fp8_tensor_tflops_sparse",
+    ),
+    "fp4_sparse_needs_dense": (
+        lambda t: _gpu_extra(t, "fp4_tensor_tflops: 200\n", "fp4_tensor_tflops"),
+        lambda t: _gpu_extra(t, "fp4_tensor_tflops_sparse: 400\n", "fp4_tensor_tflops_sparse"),
+        f"{GPU_SHOWN}:21: fp4_tensor_tflops_sparse: a sparse figure needs the dense figure beside it",
+    ),
+    "unified_memory_needs_share": (
+        lambda t: _gpu_extra(t, "unified_memory: true\ngpu_memory_share: 0.75\n", "gpu_memory_share"),
+        lambda t: _gpu_extra(t, "unified_memory: true\n", "tdp_w"),
+        f"{GPU_SHOWN}:1: unified_memory is true: give gpu_memory_share, the share of memory_gb the GPU may use (e.g. 0.75)",
+    ),
+    "share_only_with_unified_memory": (
+        lambda t: _gpu_extra(t, "unified_memory: false\n", "tdp_w"),
+        lambda t: _gpu_extra(t, "gpu_memory_share: 0.75\n", "gpu_memory_share"),
+        f"{GPU_SHOWN}:21: gpu_memory_share: gpu_memory_share applies to unified memory only; "
+        "set unified_memory: true or remove it",
+    ),
+    "new_numbers_are_sourced": (
+        lambda t: _gpu_extra(t, "fp8_tensor_tflops: 60\n", "fp8_tensor_tflops"),
+        lambda t: t.write(GPU, t.read(GPU).rstrip("\n") + "\nfp8_tensor_tflops: 60\n"),
+        f"{GPU_SHOWN}:21: fp8_tensor_tflops: no source covers fp8_tensor_tflops; add it to the fields of a source in sources",
+    ),
+    "model_kv_heads_divide_heads": (
+        lambda t: _model(t),
+        lambda t: _model(t, "kv_heads: 8", "kv_heads: 5"),
+        f"{MODEL_SHOWN}:11: kv_heads: attention_heads 32 is not a multiple of kv_heads 5",
+    ),
+    "model_kv_heads_not_above_heads": (
+        lambda t: _model(t, "kv_heads: 8", "kv_heads: 32"),
+        lambda t: _model(t, "kv_heads: 8", "kv_heads: 64"),
+        f"{MODEL_SHOWN}:11: kv_heads: kv_heads 64 is above attention_heads 32",
+    ),
+    "model_mha_means_equal_heads": (
+        lambda t: t.write(MODEL, MODEL_TEXT.replace("kv_heads: 8", "kv_heads: 32").replace("attention: gqa", "attention: mha")),
+        lambda t: _model(t, "attention: gqa", "attention: mha"),
+        f"{MODEL_SHOWN}:15: attention: mha means one key/value head per query head; kv_heads is 8 of 32: use gqa",
+    ),
+    "model_mla_needs_cache_size": (
+        lambda t: _model(t, "attention: gqa", "attention: mla", "kv_lora_rank: 512\nqk_rope_head_dim: 64\n"),
+        lambda t: _model(t, "attention: gqa", "attention: mla"),
+        f"{MODEL_SHOWN}:1: attention mla needs kv_lora_rank and qk_rope_head_dim (the compressed cache per token)",
+    ),
+    "model_experts_come_together": (
+        lambda t: _model(t, "active_parameters_b: 7", "active_parameters_b: 2", "experts: 8\nexperts_per_token: 2\n"),
+        lambda t: _model(t, extra="experts: 8\n"),
+        f"{MODEL_SHOWN}:1: a mixture of experts gives both experts and experts_per_token",
+    ),
+    "model_dense_active_equals_total": (
+        lambda t: _model(t),
+        lambda t: _model(t, "active_parameters_b: 7", "active_parameters_b: 2"),
+        f"{MODEL_SHOWN}:6: active_parameters_b: a dense model (no experts) has active_parameters_b equal to parameters_b",
+    ),
+    "model_window_gives_layers": (
+        lambda t: _model(t, extra="sliding_window: 4096\nsliding_window_layers: 16\n"),
+        lambda t: _model(t, extra="sliding_window: 4096\n"),
+        f"{MODEL_SHOWN}:1: sliding-window attention gives both sliding_window and sliding_window_layers",
+    ),
+    "model_figures_are_sourced": (
+        lambda t: _model(t),
+        lambda t: _model(t, "  - https://example.org/config.json",
+                         "  - url: https://example.org/config.json\n    fields: [layers]"),
+        f"{MODEL_SHOWN}:3: release_date: no source covers release_date; add it to the fields of a source in sources",
+    ),
+    "measurement_names_known_ids": (
+        lambda t: _with_measurement(t),
+        lambda t: _with_measurement(t, MEAS_TEXT.replace("model: tiny-7b", "model: tiny-7")),
+        "data/measurements/bench.yaml:10: results[0].model: unknown model id 'tiny-7'; did you mean 'tiny-7b'?",
+    ),
+    "measurement_known_metric": (
+        lambda t: _with_measurement(t),
+        lambda t: _with_measurement(t, MEAS_TEXT.replace("metric: prefill_tokens_per_s", "metric: tokens")),
+        "data/measurements/bench.yaml:14: results[0].metric: expected one of decode_tokens_per_s, prefill_tokens_per_s, "
+        "peak_memory_gib, weights_gib, training_tokens_per_s; got 'tokens' (text)",
+    ),
+    "price_cloud_names_its_instance": (
+        lambda t: t.write(PRICE, PRICE_TEXT),
+        lambda t: t.write(PRICE, PRICE_TEXT.replace("    instance: x8\n", "")),
+        f"{PRICE_SHOWN}:6: observations[1]: a cloud-hourly price names its instance",
+    ),
+    "price_no_cloud_fields_on_purchases": (
+        lambda t: t.write(PRICE, PRICE_TEXT),
+        lambda t: t.write(PRICE, PRICE_TEXT.replace("    usd: 250\n", "    usd: 250\n    provider: Shop\n")),
+        f"{PRICE_SHOWN}:4: observations[0].provider: provider applies to cloud-hourly prices only",
+    ),
+    "price_not_in_the_future": (
+        lambda t: t.write(PRICE, PRICE_TEXT),
+        lambda t: t.write(PRICE, PRICE_TEXT.replace("date: 2025-06-01", "date: 2099-06-01", 1)),
+        f"{PRICE_SHOWN}:4: observations[0].date: 2099-06-01 is in the future",
+    ),
+    "price_file_is_a_gpu_id": (
+        lambda t: t.write(PRICE, PRICE_TEXT),
+        lambda t: t.write("prices/rtx-2071.yaml", PRICE_TEXT),
+        "data/prices/rtx-2071.yaml:1: prices/ files are named after a gpu id; 'rtx-2071' is not one; did you mean 'rtx-2070'?",
+    ),
+    "used_price_far_above_launch_is_reported": (
+        lambda t: t.write(PRICE, PRICE_TEXT),
+        lambda t: t.write(PRICE, PRICE_TEXT.replace("usd: 250", "usd: 1250")),
+        f"{PRICE_SHOWN}:3: observations[0].usd: used price 1250 USD is above twice the launch price (499 USD); "
+        "check the figure or explain it in note [warning]",
+    ),
+}
+
+
+def _all(tree):
+    from generator.validate import load_dataset
+
+    _ds, problems = load_dataset(tree.data, tree.root, today=__import__("datetime").date(2026, 11, 23))
+    return [str(p) for p in problems]
+
+
+@pytest.mark.parametrize("rule", sorted(CASES))
+def test_rule_passes_on_good_data(tree, rule):
+    good, _bad, _expected = CASES[rule]
+    good(tree)
+    assert _all(tree) == []
+
+
+@pytest.mark.parametrize("rule", sorted(CASES))
+def test_rule_reports_bad_data(tree, rule):
+    _good, bad, expected = CASES[rule]
+    bad(tree)
+    problems = _all(tree)
+    assert any(p.startswith(expected) for p in problems), "\n".join(problems)
+
+
+def test_an_unreadable_file_is_one_problem_and_says_what_was_not_checked(tree):
+    """A GPU file that does not parse: its translation and the references to it are not reported
+    again as unknown; one note says they were not checked."""
+    tree.write("translations/ko/" + GPU, '"notes":\n  text: "카드"\n  source: "0123456789ab"\n')
+    tree.write(GPU, tree.read(GPU) + "notes: [unclosed\n")
+    problems = _all(tree)
+    errors = [p for p in problems if not p.endswith("[note]")]
+    notes = [p for p in problems if p.endswith("[note]")]
+    assert len(errors) == 1 and errors[0].startswith(f"{GPU_SHOWN}:") and "YAML syntax" in errors[0], problems
+    assert len(notes) == 1 and notes[0].startswith(f"{GPU_SHOWN}:1: ") and "were not checked" in notes[0], problems
+    assert not any("unknown gpu id" in p or "does not exist" in p for p in problems)
