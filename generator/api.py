@@ -205,11 +205,21 @@ def single(result: dict) -> dict:
 
 def client_data(ds: Dataset) -> dict:
     """What the calculators and pickers read in the browser (window.WG_DATA)."""
+    from .derive import derive
+
+    facts = derive(ds)
     return {
         "schema_version": SCHEMA_VERSION,
         "gpus": gpus_result(ds),
         "revisions": revisions_result(ds),
         "personas": [p["id"] for p in personas_result(ds)],
+        # architectures for the large-model calculator (sources stay in the API: the page needs none)
+        "models": [{k: v for k, v in m.items() if k not in ("sources", "notes")} for m in models_result(ds)],
+        # fitted constants, measured errors and the reference card: what estimate.mjs takes as `table`
+        "estimates": facts.estimates,
+        # dated prices of today (newest street, used and cloud observation per card)
+        "prices_today": {r.gpu: {"street": r.new.usd if r.new else None, "used": r.used.usd if r.used else None,
+                                 "cloud_hourly": r.cloud.usd if r.cloud else None} for r in facts.today},
     }
 
 

@@ -65,6 +65,10 @@ class EstimatesText:
         charts = (accuracy_chart(self, metric, self.facts.measured) for metric in METRICS)
         return [ch for ch in charts if ch is not None]
 
+    def revision_price(self, rev, gid: str, basis: str = "new"):
+        """The price the revision gives a card under the one price rule (generator.derive)."""
+        return self.facts.revision_prices.get(rev.id, {}).get(gid, {}).get(basis)
+
     # -- names
     def model_name(self, mid: str) -> str:
         model = self.ds.models.get(mid)

@@ -172,13 +172,16 @@ def read_base_config(paths: Paths) -> dict:
         return yaml.safe_load(fh)
 
 
-def build_languages(ds: Dataset, paths: Paths, out_dir: Path, langs=LANGS, timings: Timings | None = None) -> None:
+def build_languages(ds: Dataset, paths: Paths, out_dir: Path, langs=LANGS, timings: Timings | None = None,
+                    nested: bool = True) -> None:
+    """One MkDocs build per language into ``out_dir`` (``nested``: the others below it, in
+    ``out_dir/<lang>``; otherwise each language's site is ``out_dir`` itself)."""
     from . import mkdocs_glue
 
     base = read_base_config(paths)
     for lang in langs:
         t0 = time.perf_counter()
-        site_dir = out_dir if lang == "en" else out_dir / lang
+        site_dir = out_dir if (lang == "en" or not nested) else out_dir / lang
         overrides = mkdocs_overrides(ds, lang, paths.build / "docs" / lang, site_dir, base)
         mkdocs_glue.build(paths.root / "mkdocs.yml", overrides)
         compact_search_index(site_dir / "search" / "search_index.json")
@@ -198,24 +201,63 @@ def compact_search_index(path: Path) -> None:
 
 
 def build_site(paths: Paths, langs=LANGS, timings: Timings | None = None) -> Dataset:
-    """Validate, generate and build into a fresh folder, then swap it in as ``site/``."""
+    """Validate, generate and build into a fresh folder, then swap it in as ``site/``.
+
+    Each language builds into a folder of its own, in parallel processes (as many as there are
+    cores), and the folders are then put together: English at the root, the others beside it."""
     t0 = time.perf_counter()
     ds = load_or_fail(paths)
     if timings:
         timings.add("validate", time.perf_counter() - t0)
     generate(ds, paths, langs, timings)
     tmp = paths.site.with_name(f"{paths.site.name}.tmp-{os.getpid()}")
-    if tmp.exists():
-        shutil.rmtree(tmp)
+    parts = {lang: paths.site.with_name(f"{paths.site.name}.tmp-{os.getpid()}-{lang}") for lang in langs}
+    for folder in (tmp, *parts.values()):
+        if folder.exists():
+            shutil.rmtree(folder)
     try:
-        if "en" in langs:
-            build_languages(ds, paths, tmp, ["en"], timings)  # English cleans its folder: build it first
-        build_languages(ds, paths, tmp, [lang for lang in langs if lang != "en"], timings)
+        _build_parallel(ds, paths, parts, timings)
+        if "en" in parts:
+            parts["en"].rename(tmp)
+        else:
+            tmp.mkdir(parents=True)
+        for lang, folder in parts.items():
+            if lang != "en":
+                folder.rename(tmp / lang)
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        for folder in (tmp, *parts.values()):
+            shutil.rmtree(folder, ignore_errors=True)
         raise
     swap_in(tmp, paths.site)
     return ds
+
+
+def _build_parallel(ds: Dataset, paths: Paths, parts: dict[str, Path], timings: Timings | None) -> None:
+    langs = list(parts)
+    workers = min(len(langs), os.cpu_count() or 1)
+    if workers > 1 and threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
+        global _FORKED_BUILD
+        _FORKED_BUILD = (ds, paths, parts)
+        try:
+            with concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+                for lang, seconds in zip(langs, pool.map(_build_forked, langs), strict=True):
+                    if timings:
+                        timings.add(f"mkdocs:{lang}", seconds)
+        finally:
+            _FORKED_BUILD = None
+    else:
+        for lang in langs:
+            build_languages(ds, paths, parts[lang], [lang], timings, nested=False)
+
+
+_FORKED_BUILD: tuple | None = None
+
+
+def _build_forked(lang: str) -> float:
+    ds, paths, parts = _FORKED_BUILD
+    t0 = time.perf_counter()
+    build_languages(ds, paths, parts[lang], [lang], None, nested=False)
+    return time.perf_counter() - t0
 
 
 def swap_in(new: Path, target: Path) -> None:

@@ -1,0 +1,280 @@
+// The large-model calculator's form as pure functions (no DOM, no text): what the reader typed
+// -> a model, a card and the options of estimate.mjs, with field errors as message keys
+// (calc.*), never a NaN. Also the catalogue table (which cards hold the model, how many of the
+// others it needs). Tested by tests/js/llmform.test.mjs.
+
+import { parseField, parseChoice } from "./formulas.mjs";
+import {
+  WEIGHT_FORMATS, KV_BY_RUNTIME, MODES, SERVING_RUNTIMES, VLLM_UTILIZATION,
+  run as runEstimate, resolveOptions, inferenceMemory, trainingMemory, usableBytes,
+} from "./estimate.mjs";
+
+export { MODES };
+export const RUNTIMES = ["llama.cpp", "transformers", "vllm"];
+/** Weight formats in the order of the form's list. */
+export const WEIGHTS = ["bf16", "f16", "f32", "fp8", "int8", "q8_0", "q6_k", "q5_k_m", "q4_k_m", "q4_k_s", "q4_0",
+  "nf4", "awq", "gptq", "mxfp4"];
+export const KV = ["f16", "bf16", "fp8", "q8_0", "q4_0"];
+export const MAX_CARDS = 64;
+
+/** The model's shape when the reader describes it (custom architecture). */
+export const ARCH_FIELDS = {
+  params: { min: 0, minExclusive: true, max: 1e5 },
+  active: { min: 0, minExclusive: true, max: 1e5, optional: true },
+  layers: { integer: true, min: 1, max: 1e4 },
+  hidden: { integer: true, min: 1, max: 1e6 },
+  heads: { integer: true, min: 1, max: 1e5 },
+  kv_heads: { integer: true, min: 1, max: 1e5 },
+  head_dim: { integer: true, min: 1, max: 1e5 },
+  vocab: { integer: true, min: 1, max: 1e7 },
+  inter: { integer: true, min: 1, max: 1e7, optional: true },
+  experts: { integer: true, min: 1, max: 1e5, optional: true },
+  experts_k: { integer: true, min: 1, max: 1e5, optional: true },
+};
+export const RUN_FIELDS = {
+  context: { integer: true, min: 1, max: 1e7 },
+  batch: { integer: true, min: 1, max: 1e5 },
+  gpus: { integer: true, min: 1, max: 1024 },
+};
+export const CHOICES = { mode: MODES, runtime: RUNTIMES, weights: WEIGHTS, kv: KV };
+export const CHECKS = ["custom", "tied", "ckpt", "flash"];
+/** Every named input of the form, in the order of the URL. */
+export const NAMES = ["model", "custom", ...Object.keys(ARCH_FIELDS), "tied", "mode", "runtime", "weights", "context",
+  "kv", "batch", "gpus", "card", "ckpt", "flash"];
+
+const training = (mode) => mode !== "inference";
+const gguf = (w) => Boolean(WEIGHT_FORMATS[w] && WEIGHT_FORMATS[w].gguf);
+
+/** Runtimes the mode can use: training is estimated for transformers only. */
+export function runtimesFor(mode) {
+  return training(mode) ? ["transformers"] : RUNTIMES.slice();
+}
+
+/** Weight formats a runtime loads in a mode (the rules of estimate.mjs checkOptions). */
+export function weightsFor(runtime, mode) {
+  if (mode === "qlora") return ["nf4"];
+  if (mode === "full" || mode === "lora") return ["bf16", "f16", "f32"];
+  if (runtime === "llama.cpp") return WEIGHTS.filter((w) => gguf(w) || ["f32", "bf16", "f16", "mxfp4"].includes(w));
+  return WEIGHTS.filter((w) => !gguf(w));
+}
+
+export function kvFor(runtime) {
+  return KV.filter((k) => (KV_BY_RUNTIME[runtime] || KV).includes(k));
+}
+
+/** The value a choice takes when what it held is no longer allowed. */
+export function defaultWeights(runtime, mode) {
+  if (mode === "qlora") return "nf4";
+  if (training(mode)) return "bf16";
+  return runtime === "llama.cpp" ? "q4_k_m" : "bf16";
+}
+
+const norm = (s) => String(s ?? "").toLowerCase().replace(/[^a-z0-9]+/g, " ").trim();
+
+/**
+ * An item of `items` ({id, name}) named by what the reader typed: the exact name or id, else the
+ * only item whose name or id contains it (ignoring case, spaces and punctuation).
+ * Returns {item} or {item: null, matches: n}.
+ */
+export function findByName(items, text) {
+  const t = String(text ?? "").trim().toLowerCase();
+  if (!t) return { item: null, matches: 0 };
+  const exact = items.find((m) => String(m.name || "").toLowerCase() === t || String(m.id || "").toLowerCase() === t);
+  if (exact) return { item: exact, matches: 1 };
+  const n = norm(t);
+  if (!n) return { item: null, matches: 0 };
+  const hits = items.filter((m) => norm(m.name).includes(n) || norm(m.id).includes(n));
+  return hits.length === 1 ? { item: hits[0], matches: 1 } : { item: null, matches: hits.length };
+}
+
+/** A catalogue model's shape in the form's fields (plain strings, URL form). */
+export function archOf(model) {
+  const s = (x) => (x === null || x === undefined ? "" : String(x));
+  const moe = model.experts && model.experts_per_token && model.experts > model.experts_per_token;
+  return {
+    params: s(model.parameters_b), active: moe ? s(model.active_parameters_b) : "", layers: s(model.layers),
+    hidden: s(model.hidden_size), heads: s(model.attention_heads), kv_heads: s(model.kv_heads), head_dim: s(model.head_dim),
+    vocab: s(model.vocab_size), inter: s(model.intermediate_size), experts: moe ? s(model.experts) : "",
+    experts_k: moe ? s(model.experts_per_token) : "", tied: model.tied_embeddings ? "1" : "0",
+  };
+}
+
+/** The model a custom architecture describes: the same dict `python -m generator estimate` builds from its flags. */
+export function customModel(v) {
+  const model = {
+    id: null, parameters_b: v.params, active_parameters_b: v.active ?? v.params, layers: v.layers, hidden_size: v.hidden,
+    attention_heads: v.heads, kv_heads: v.kv_heads, head_dim: v.head_dim, vocab_size: v.vocab, tied_embeddings: Boolean(v.tied),
+    intermediate_size: v.inter ?? 4 * v.hidden, attention: v.kv_heads === v.heads ? "mha" : "gqa",
+  };
+  if (v.experts !== null && v.experts !== undefined) {
+    model.experts = v.experts;
+    model.experts_per_token = v.experts_k ?? Math.min(2, v.experts);
+  }
+  return model;
+}
+
+/** estimate.mjs error keys -> the field they concern and the form's message key. */
+const ENGINE_ERRORS = {
+  "est.err.kv_heads_above_heads": ["kv_heads", "calc.err.kv_heads"],
+  "est.err.heads_not_divisible": ["heads", "calc.llm.err_heads_divisible"],
+  "est.err.embeddings_above_params": ["params", "calc.llm.err_embeddings"],
+  "est.err.experts_per_token": ["experts_k", "calc.llm.err_experts_k"],
+  "est.err.experts_without_active": ["active", "calc.llm.err_active_needed"],
+  "est.err.active_above_total": ["active", "calc.llm.err_active"],
+  "est.err.gguf_runtime": ["weights", "calc.llm.err_weights_runtime"],
+  "est.err.format_runtime": ["weights", "calc.llm.err_weights_runtime"],
+  "est.err.kv_runtime": ["kv", "calc.llm.err_kv_runtime"],
+  "est.err.training_runtime": ["runtime", "calc.llm.err_training_runtime"],
+  "est.err.qlora_weights": ["weights", "calc.llm.err_qlora_weights"],
+  "est.err.gpu_figures": ["card", "calc.llm.err_card_figures"],
+};
+const ENGINE_FIELDS = {
+  parameters_b: "params", layers: "layers", hidden_size: "hidden", attention_heads: "heads", kv_heads: "kv_heads",
+  head_dim: "head_dim", vocab_size: "vocab", context: "context", batch: "batch", gpus: "gpus",
+};
+
+export function engineError(e, mode) {
+  if (e.key === "est.err.positive") return [ENGINE_FIELDS[e.params.field] || "model", { key: "calc.err.positive", params: {} }];
+  if (e.key === "est.err.training_weights") {
+    return ["weights", { key: mode === "full" ? "calc.err.train_precision" : "calc.llm.err_lora_weights", params: {} }];
+  }
+  const [field, key] = ENGINE_ERRORS[e.key] || ["model", "calc.err.choice"];
+  return [field, { key, params: {} }];
+}
+
+const bool = (x) => x === "1" || x === "true" || x === true;
+
+/**
+ * Raw form values (strings; checkboxes "1"/"0") -> {errors, warnings, model, gpu, options, result}.
+ * ctx: {models, gpus, table, lang}. `result` is estimate.mjs's, null whenever errors is not empty.
+ */
+export function evaluate(raw, ctx) {
+  const lang = ctx.lang || "en";
+  const errors = {}, warnings = {};
+  const v = {};
+  for (const [name, choices] of Object.entries(CHOICES)) {
+    const r = parseChoice(raw[name], { choices });
+    if (r.ok) v[name] = r.value;
+    else errors[name] = r.error;
+  }
+  const mode = v.mode || "inference";
+  if (v.runtime && !runtimesFor(mode).includes(v.runtime)) errors.runtime = { key: "calc.llm.err_training_runtime", params: {} };
+  if (v.weights && v.runtime && !errors.runtime && !weightsFor(v.runtime, mode).includes(v.weights)) {
+    const key = mode === "qlora" ? "calc.llm.err_qlora_weights" : mode === "full" ? "calc.err.train_precision"
+      : mode === "lora" ? "calc.llm.err_lora_weights" : "calc.llm.err_weights_runtime";
+    errors.weights = { key, params: {} };
+  }
+  if (mode === "inference" && v.kv && v.runtime && !kvFor(v.runtime).includes(v.kv)) errors.kv = { key: "calc.llm.err_kv_runtime", params: {} };
+  for (const [name, spec] of Object.entries(RUN_FIELDS)) {
+    const r = parseField(raw[name], spec, lang);
+    if (r.ok) v[name] = r.value;
+    else errors[name] = r.error;
+  }
+
+  let model = null;
+  if (bool(raw.custom)) {
+    const a = { tied: bool(raw.tied) };
+    for (const [name, spec] of Object.entries(ARCH_FIELDS)) {
+      if (name === "experts_k" && (raw.experts ?? "").trim() === "") continue;
+      const r = parseField(raw[name], spec, lang);
+      if (r.ok) a[name] = r.value;
+      else errors[name] = r.error;
+    }
+    if (a.experts !== null && a.experts !== undefined && (a.active === null || a.active === undefined) && !errors.active) {
+      errors.active = { key: "calc.llm.err_active_needed", params: {} };
+    }
+    if (a.heads && a.kv_heads && a.kv_heads > a.heads && !errors.kv_heads) errors.kv_heads = { key: "calc.err.kv_heads", params: {} };
+    if (a.heads && a.head_dim && a.hidden && a.heads * a.head_dim !== a.hidden) {
+      warnings.arch = { key: "calc.llm.warn_arch", params: { product: a.heads * a.head_dim, hidden: a.hidden } };
+    }
+    if (!Object.keys(ARCH_FIELDS).some((k) => errors[k])) model = customModel(a);
+  } else {
+    const found = findByName(ctx.models || [], raw.model);
+    if (found.item) model = found.item;
+    else if (found.matches > 1) errors.model = { key: "calc.llm.err_model_many", params: { n: found.matches } };
+    else errors.model = { key: "calc.llm.err_model", params: {} };
+  }
+  if (model && model.max_context && v.context > model.max_context) {
+    warnings.context = { key: "calc.llm.warn_context", params: { max: model.max_context } };
+  }
+
+  const foundCard = findByName(ctx.gpus || [], raw.card);
+  const gpu = foundCard.item;
+  if (!gpu) errors.card = foundCard.matches > 1 ? { key: "calc.llm.err_card_many", params: { n: foundCard.matches } }
+    : { key: "calc.llm.err_card", params: {} };
+
+  const options = {
+    mode, runtime: v.runtime, weights: v.weights, kv_cache: v.kv, context: v.context, batch: v.batch, gpus: v.gpus,
+    checkpointing: bool(raw.ckpt), flash_attention: bool(raw.flash),
+  };
+  if (Object.keys(errors).length) return { errors, warnings, model, gpu, options, result: null };
+  const out = runEstimate(model, gpu, options, ctx.table || {});
+  if (out.errors.length) {
+    const [field, e] = engineError(out.errors[0], mode);
+    return { errors: { [field]: e }, warnings, model, gpu, options, result: null };
+  }
+  return { errors, warnings, model, gpu, options, result: out.result };
+}
+
+/** What a card can give the model: its usable memory, less vLLM's 10 % when a serving runtime pre-allocates. */
+export function limitBytes(gpu, runtime) {
+  const usable = usableBytes(gpu);
+  return SERVING_RUNTIMES.includes(runtime) ? usable * VLLM_UTILIZATION : usable;
+}
+
+/** Memory per GPU with `n` GPUs, as estimate() computes it. */
+export function totalBytes(model, options, constants, n) {
+  const o = resolveOptions({ ...options, gpus: n });
+  if (o.mode === "inference") {
+    return inferenceMemory(model, o.weights, o.kv_cache, o.context, o.batch, o.runtime, n, o.gpu_layers, o.flash_attention, constants).total_bytes;
+  }
+  return trainingMemory(model, o.mode, o.mode === "qlora" ? "bf16" : o.weights, o.context, o.batch, n, o.lora_rank,
+    o.checkpointing, o.flash_attention, constants, o.runtime).total_bytes;
+}
+
+/** The fewest cards (from `from` up to `max`) whose share fits one card; null when even `max` do not. */
+export function cardsNeeded(model, options, constants, gpu, from = 1, max = MAX_CARDS) {
+  const limit = limitBytes(gpu, options.runtime);
+  const fits = (n) => totalBytes(model, options, constants, n) <= limit;
+  if (from > max || !fits(max)) return null;
+  let lo = from - 1, hi = max; // hi fits; lo does not (or is below from)
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (fits(mid)) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+
+/**
+ * The catalogue's cards for this model and these options: those that hold it on `options.gpus`
+ * cards first, fastest first (decode in inference, relative speed in training), then the
+ * others by how many cards they need. Cards without memory or bandwidth figures are left out.
+ */
+export function cardTable(model, options, gpus, table) {
+  const constants = (table && table.constants) || {};
+  const rows = [];
+  for (const g of gpus || []) {
+    if (!(g && g.memory_gb > 0 && g.memory_bandwidth_gbs > 0)) continue;
+    const out = runEstimate(model, g, options, table || {});
+    if (!out.result) continue;
+    const r = out.result;
+    const speed = options.mode === "inference" ? r.decode_tokens_per_s : r.training_relative;
+    const row = { id: g.id, name: g.name, memory_gb: g.memory_gb, fits: r.fits, speed: Number.isFinite(speed) ? speed : null };
+    row.count = r.fits ? options.gpus : cardsNeeded(model, options, constants, g, options.gpus + 1);
+    rows.push(row);
+  }
+  const byName = (a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  rows.sort((a, b) => {
+    if (a.fits !== b.fits) return a.fits ? -1 : 1;
+    if (a.fits) return (b.speed ?? -1) - (a.speed ?? -1) || b.memory_gb - a.memory_gb || byName(a, b);
+    return (a.count ?? 1e9) - (b.count ?? 1e9) || b.memory_gb - a.memory_gb || byName(a, b);
+  });
+  return rows;
+}
+
+/** The parameters of an error band's text: {key, params} with median and count, or the "not measured" key. */
+export function bandText(entry) {
+  if (!entry || !entry.count) return { key: "calc.llm.no_band", params: {} };
+  return { key: entry.scope === "all" ? "calc.llm.band_all" : "calc.llm.band", params: { median: entry.median_pct, count: entry.count } };
+}
