@@ -36,7 +36,8 @@ PAGES = {"dense": "memory-dense", "cnn": "memory-cnn", "llm": "memory-llm", "pic
 CHANGES = {
     "dense": [("layers", "784, 1000, 10"), ("batch", "64"), ("layers", "9000, 4000, 4000, 4000, 4000, 32"), ("batch", "100000")],
     "cnn": [("batch", "8"), ("bits", "16"), ("height", "32"), ("width", "1024"), ("batch", "100000")],
-    "llm": [("mode", "full"), ("params", "70"), ("checkpointing", "1"), ("mode", "qlora"), ("seq", "128000"), ("mode", "inference")],  # noqa: E501
+    "llm": [("mode", "full"), ("context", "32768"), ("mode", "qlora"), ("batch", "8"), ("context", "9999"),
+            ("mode", "inference")],
     "picker": [("workload", "rnn"), ("memory", "2"), ("budget", "300"), ("prices", "used"), ("memory", "24"), ("budget", "100000")],  # noqa: E501
     "cloud": [("util", "100"), ("cloud", "0.01"), ("kwh", "0.5"), ("util", "1"), ("spot", "9000"), ("cloud", "3")],
 }

@@ -211,102 +211,6 @@ def _parse_cnn_layers(raw_layers, lang: str) -> tuple[list, dict]:
     return layers, errors
 
 
-# ------------------------------------------------------------------ 3. large models
-
-PRECISION_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1, "int8": 1, "int4": 0.5}
-QLORA_CONSTANT_BYTES = 0.127 / 8  # NF4 with double quantization (Dettmers et al. 2023)
-OPTIMIZER_STATE = {"adamw": 8, "adam8bit": 2, "sgd": 4}
-
-LLM_FIELDS = {
-    "params": {"min": 0, "minExclusive": True, "max": 1e4},
-    "precision": {"choices": list(PRECISION_BYTES)},
-    "mode": {"choices": ["inference", "full", "lora", "qlora"]},
-    "optimizer": {"choices": list(OPTIMIZER_STATE)},
-    "trainable": {"min": 0, "minExclusive": True, "max": 100},
-    "batch": {"integer": True, "min": 1, "max": 1e5},
-    "seq": {"integer": True, "min": 1, "max": 1e7},
-    "layers": {"integer": True, "min": 1, "max": 1e4},
-    "hidden": {"integer": True, "min": 1, "max": 1e6},
-    "heads": {"integer": True, "min": 1, "max": 1e5},
-    "kv_heads": {"integer": True, "min": 1, "max": 1e5},
-    "head_dim": {"integer": True, "min": 1, "max": 1e5},
-    "checkpointing": {"choices": ["0", "1"]},
-    "overhead": {"min": 0, "max": 100},
-}
-
-
-def llm_ignored(mode) -> list[str]:
-    out = []
-    if mode not in ("lora", "qlora"):
-        out.append("trainable")
-    if mode == "inference":
-        out += ["optimizer", "checkpointing"]
-    elif mode:
-        out += ["kv_heads", "head_dim"]
-    if mode == "qlora":
-        out.append("precision")
-    return out
-
-
-def llm_memory(v: dict) -> dict:
-    mode = v["mode"]
-    P = v["params"] * 1e9
-    training = mode != "inference"
-    adapters = mode in ("lora", "qlora")
-    weight_bytes = PRECISION_BYTES["int4"] if mode == "qlora" else PRECISION_BYTES[v["precision"]]
-    wide = mode != "qlora" and v.get("precision") == "fp32"
-    T = P * v["trainable"] / 100 if adapters else (P if mode == "full" else 0)
-
-    base = P * weight_bytes
-    constants = P * QLORA_CONSTANT_BYTES if mode == "qlora" else 0
-    adapter_weights = T * 2 if adapters else 0
-    weights = base + constants + adapter_weights
-
-    grad_bytes = (4 if wide else 2) if mode == "full" else (2 if adapters else 0)
-    gradients = T * grad_bytes
-
-    master = (0 if wide else 4) if mode == "full" else (4 if adapters else 0)
-    opt_bytes = OPTIMIZER_STATE[v["optimizer"]] + master if training else 0
-    optimizer = T * opt_bytes
-
-    s, b, h, L = v["seq"], v["batch"], v["hidden"], v["layers"]
-    a = v["heads"]
-    act_scale = 2 if training and wide else 1
-    per_layer_full = s * b * h * (34 + 5 * a * s / h) * act_scale
-    per_layer_input = 2 * s * b * h * act_scale
-    checkpointing = v.get("checkpointing") in ("1", True)
-    if not training:
-        activations = 0
-    elif checkpointing:
-        activations = L * per_layer_input + per_layer_full
-    else:
-        activations = L * per_layer_full
-
-    kv_bytes = 4 if wide else 2
-    kv_cache = 0 if training else 2 * L * v["kv_heads"] * v["head_dim"] * s * b * kv_bytes
-    overhead = v["overhead"] * GIB
-    total = weights + gradients + optimizer + activations + kv_cache + overhead
-    return {"P": P, "T": T, "training": training, "adapters": adapters, "checkpointing": checkpointing,
-            "weightBytes": weight_bytes, "gradBytes": grad_bytes, "optBytes": opt_bytes, "master": master,
-            "actScale": act_scale, "kvBytes": kv_bytes, "base": base, "constants": constants,
-            "adapterWeights": adapter_weights, "perLayerFull": per_layer_full, "perLayerInput": per_layer_input,
-            "weights": weights, "gradients": gradients, "optimizer": optimizer, "activations": activations,
-            "kvCache": kv_cache, "overhead": overhead, "total": total, "totalGib": total / GIB}
-
-
-def gpus_needed(nbytes: float, gpus) -> list[dict]:
-    out = []
-    for g in gpus or []:
-        mem = g.get("memory_gb") if isinstance(g, dict) else None
-        if not (isinstance(mem, (int, float)) and mem > 0):
-            continue
-        count = max(1, math.ceil(nbytes / (mem * GIB)))
-        out.append({"id": g.get("id"), "name": g.get("name"), "memory_gb": mem, "count": count,
-                    "fits": nbytes <= mem * GIB})
-    out.sort(key=lambda r: (r["memory_gb"], r["name"] or ""))
-    return out
-
-
 # ------------------------------------------------------------------ 4. GPU picker
 
 WORKLOADS = ["cnn", "rnn", "transformer", "llm-inference"]
@@ -538,16 +442,6 @@ def run(name: str, raw: dict | None, lang: str = "en", data: dict | None = None)
             return {"errors": {f"layers.{result['empty']}.size": {"key": "calc.err.layer_empty", "params": {}}},
                     "result": None}
         return {"errors": errors, "result": result}
-    if name == "llm":
-        values, errors = _parse_all(raw, LLM_FIELDS, lang)
-        for field in llm_ignored(values.get("mode")):
-            errors.pop(field, None)
-        if values.get("mode") == "full" and values.get("precision") and PRECISION_BYTES[values["precision"]] < 2:
-            errors["precision"] = {"key": "calc.err.train_precision", "params": {}}
-        if (values.get("mode") == "inference" and isinstance(values.get("kv_heads"), (int, float))
-                and isinstance(values.get("heads"), (int, float)) and values["kv_heads"] > values["heads"]):
-            errors["kv_heads"] = {"key": "calc.err.kv_heads", "params": {}}
-        return _done(errors, lambda: llm_memory(values))
     if name == "picker":
         data = data or {"gpus": [], "revisions": []}
         values, errors = _parse_all(raw, PICKER_FIELDS, lang)

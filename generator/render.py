@@ -164,8 +164,10 @@ class Context(EstimatesText):
         y = self.fill_plain("age.years_one" if a.years == 1 else "age.years", n=a.years) if a.years else ""
         m = self.fill_plain("age.months_one" if a.months == 1 else "age.months", n=a.months) if a.months or not a.years else ""
         span = self.fill_plain("age.join", years=y, months=m) if y and m else (y or m)
-        return self.fill("age.body", date=self.link(self.date(a.newest), f"{up}revisions/{safe_id(a.newest)}.md"),
-                         age=span, built=self.date(a.built),
+        newest = self.link(self.date(a.newest), f"{up}revisions/{safe_id(a.newest)}.md")
+        if not self.ds.prices:  # no dated prices, no page of today's cards to point to
+            return self.fill("age.body_no_today", date=newest, age=span, built=self.date(a.built))
+        return self.fill("age.body", date=newest, age=span, built=self.date(a.built),
                          today=self.link(self.ui_plain("age.today_link"), f"{up}today/index.md"))
 
     def tree_revision(self):

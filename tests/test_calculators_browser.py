@@ -1,5 +1,6 @@
 """The calculators in Chromium: golden cases typed into the pages, messages, URL state, keyboard
-use, Korean text, the language menu, instant navigation and the decision-tree walker.
+use, Korean text, the language menu, instant navigation, the decision-tree walker and the
+large-model calculator against `python -m generator estimate`.
 
 Most tests run on a site built from the fixture data (tests/fixtures/valid plus a decision tree
 and the project's interface texts), so they do not depend on the state of data/; one test checks
@@ -25,7 +26,7 @@ from test_calculators import TREE_YAML, at
 from generator import calc
 
 FIXTURE = json.loads((ROOT / "tests" / "fixtures" / "calculators.json").read_text(encoding="utf-8"))
-TYPED = [c for c in FIXTURE["cases"] if c["calc"] in ("dense", "cnn", "llm", "cloud")]
+TYPED = [c for c in FIXTURE["cases"] if c["calc"] in ("dense", "cnn", "cloud")]
 NUMERIC = re.compile(r"NaN|Infinity|undefined")
 
 
@@ -216,7 +217,7 @@ def test_bad_input_shows_a_message_and_never_nan(site_server, page, value):
 
 STATES = {
     "dense": {"layers": "784, 300, 10", "batch": "1,000"},
-    "llm": {"mode": "full", "params": "1.3", "checkpointing": "1", "optimizer": "adam8bit", "seq": "1024"},
+    "llm": {"mode": "lora", "params": "7.5", "kv_heads": "4", "context": "1,024", "batch": "2", "ckpt": "1"},
     "cloud": {"util": "40", "kwh": "0.3", "spot": "1.1"},
     "picker": {"workload": "rnn", "memory": "6", "budget": "600", "prices": "used"},
 }
@@ -460,3 +461,243 @@ def test_calculator_pages_pass_axe(site_server, browser, lang, scheme):  # noqa:
     finally:
         context.close()
     assert found == [], "\n".join(found)
+
+
+# ------------------------------------------------------------------ the large-model calculator (real catalogue)
+
+LLM_URL = "/calculators/memory-llm/"
+
+
+def llm_field(page, name):
+    return root_of(page, "llm").locator(f'[name="{name}"]')
+
+
+def llm_out(page, name) -> str:
+    return root_of(page, "llm").locator(f'[data-wg-out="{name}"]').inner_text().strip()
+
+
+def shown_number(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def test_llm_model_picked_by_typing_part_of_its_name(server, page):  # noqa: F811
+    page.goto(server + LLM_URL)
+    wait_ready(page, "llm")
+    model = llm_field(page, "model")
+    model.fill("")
+    assert last(page, "llm") is None
+    model.press_sequentially("3.1 8b")
+    assert last(page, "llm")["basis"]["model"] == "llama-3-1-8b"
+    model.press("Tab")  # confirmed: the name is written out in full
+    assert model.input_value() == "Llama 3.1 8B"
+    assert llm_field(page, "layers").input_value() == "32" and llm_field(page, "kv_heads").input_value() == "8"
+    totals = {}
+    for mode in ("full", "lora", "qlora"):
+        llm_field(page, "mode").select_option(mode)
+        r = last(page, "llm")
+        assert r is not None, root_of(page, "llm").inner_text()
+        assert r["basis"]["mode"] == mode and r["basis"]["model"] == "llama-3-1-8b"
+        assert r["basis"]["runtime"] == "transformers"
+        totals[mode] = shown_number(llm_out(page, "v_total"))
+        assert abs(totals[mode] - r["memory"]["total_bytes"] / 2**30) < 0.006
+    assert totals["qlora"] < totals["lora"] < totals["full"], totals
+    assert llm_field(page, "weights").input_value() == "nf4"  # QLoRA moved the format to its only choice
+    # a training mode offers only what it can train with
+    disabled = llm_field(page, "runtime").evaluate("e => [...e.options].filter(o => o.disabled).map(o => o.value)")
+    assert sorted(disabled) == ["llama.cpp", "vllm"]
+
+
+LLM_STATE = {"model": "Qwen3 8B", "runtime": "llama.cpp", "weights": "q4_k_m", "context": "16,384", "kv": "q8_0",
+             "batch": "2", "gpus": "2", "card": "GeForce RTX 3060"}
+
+
+def test_llm_url_round_trip_restores_the_result(server, page, browser):  # noqa: F811
+    page.goto(server + LLM_URL)
+    wait_ready(page, "llm")
+    scope = root_of(page, "llm")
+    for key in ("runtime", "weights", "kv", "model", "context", "batch", "gpus", "card"):
+        set_field(page, scope, key, LLM_STATE[key])
+    before = last(page, "llm")
+    assert before is not None, scope.inner_text()
+    assert before["basis"]["model"] == "qwen3-8b" and before["basis"]["gpu"] == "rtx-3060"
+    assert before["basis"]["weights"] == "q4_k_m" and before["basis"]["gpus"] == 2
+    shown = scope.locator(".wgc-result").inner_text()
+    assert "model=qwen3-8b" in page.url and "card=rtx-3060" in page.url and "context=16384" in page.url
+    fresh = browser.new_context().new_page()
+    try:
+        fresh.goto(page.url)
+        wait_ready(fresh, "llm")
+        assert last(fresh, "llm") == before
+        assert root_of(fresh, "llm").locator(".wgc-result").inner_text() == shown
+        for key, value in LLM_STATE.items():
+            assert llm_field(fresh, key).input_value().replace(",", "") == value.replace(",", ""), key
+    finally:
+        fresh.context.close()
+
+
+@pytest.mark.parametrize("value", ["-4096", "abc", "0", "1e999", ""])
+def test_llm_bad_context_shows_a_message_and_no_nan(server, page, value):  # noqa: F811
+    page.goto(server + LLM_URL)
+    wait_ready(page, "llm")
+    scope = root_of(page, "llm")
+    llm_field(page, "context").fill(value)
+    assert last(page, "llm") is None
+    message = scope.locator('[data-wg-err="context"]').inner_text().strip()
+    assert message
+    if value == "-4096":
+        assert message == scope.get_attribute("data-m-calc-err-positive")
+    assert llm_field(page, "context").get_attribute("aria-invalid") == "true"
+    assert llm_out(page, "status") == scope.get_attribute("data-m-calc-common-fix")
+    text = scope.inner_text()
+    assert not NUMERIC.search(text), NUMERIC.search(text).group(0)
+    llm_field(page, "context").fill("4096")
+    assert last(page, "llm") is not None
+    assert scope.locator('[data-wg-err="context"]').inner_text() == ""
+
+
+def test_llm_custom_architecture_warns_but_estimates(server, page):  # noqa: F811
+    page.goto(server + LLM_URL)
+    wait_ready(page, "llm")
+    llm_field(page, "custom").check()
+    assert llm_field(page, "layers").is_disabled() is False and not llm_field(page, "head_dim").is_disabled()
+    assert llm_out(page, "warn_arch") == ""
+    llm_field(page, "head_dim").fill("160")
+    assert last(page, "llm") is not None
+    warning = llm_out(page, "warn_arch")
+    assert "5,120" in warning and "4,096" in warning and "Qwen3" in warning
+    # another model typed while custom is on: its shape becomes the starting point
+    llm_field(page, "model").fill("Qwen3 32B")
+    assert llm_field(page, "layers").input_value() == "64" and llm_field(page, "head_dim").input_value() == "128"
+    assert "8,192" in llm_out(page, "warn_arch") and "5,120" in llm_out(page, "warn_arch")  # 64 x 128 heads, 5,120 hidden
+    assert last(page, "llm")["basis"]["model"] is None  # a custom model
+    llm_field(page, "kv_heads").fill("128")
+    assert last(page, "llm") is None
+    assert root_of(page, "llm").locator('[data-wg-err="kv_heads"]').inner_text() == root_of(page, "llm").get_attribute(
+        "data-m-calc-err-kv_heads")
+
+
+def test_llm_korean_labels(server, page):  # noqa: F811
+    page.goto(server + "/ko" + LLM_URL)
+    wait_ready(page, "llm")
+    scope = root_of(page, "llm")
+    for name, key in (("model", "calc.llm.model"), ("runtime", "calc.llm.runtime"), ("context", "calc.llm.context"),
+                      ("card", "calc.llm.card")):
+        assert scope.locator(f'label[for="wg-llm-{name}"]').inner_text().strip() == _ko(key)
+    status = llm_out(page, "status")
+    assert re.search(r"[\uac00-\ud7a3]", status) and "GiB" in status, status
+    assert re.search(r"[\uac00-\ud7a3]", llm_out(page, "o_decode"))
+    llm_field(page, "context").fill("-1")
+    assert scope.locator('[data-wg-err="context"]').inner_text() == _ko("calc.err.positive")
+
+
+def test_llm_total_visible_on_a_phone_without_scrolling(server, browser):  # noqa: F811
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    pg = context.new_page()
+    try:
+        pg.goto(server + LLM_URL)
+        wait_ready(pg, "llm")
+        assert last(pg, "llm") is not None
+        assert pg.evaluate("window.scrollY") == 0
+        status = pg.locator('[data-wg-calc="llm"] [data-wg-out="status"]')
+        total = f'{last(pg, "llm")["memory"]["total_bytes"] / 2**30:.2f}'
+        assert total in status.inner_text()
+        box = status.bounding_box()
+        assert box and box["y"] >= 0 and box["y"] + box["height"] <= 844, box
+        # on top of the page, not under something else
+        hit = pg.evaluate("([x, y]) => !!document.elementFromPoint(x, y).closest('.wgc-summary')",
+                          [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2])
+        assert hit
+        # and it stays in view while the form scrolls by
+        pg.mouse.wheel(0, 600)
+        pg.wait_for_function("window.scrollY > 300")
+        box = status.bounding_box()
+        assert box["y"] >= 0 and box["y"] + box["height"] <= 844, box
+    finally:
+        context.close()
+
+
+CLI_CASES = [
+    {"model": "llama-3-1-8b", "gpu": "rtx-4090", "mode": "inference", "runtime": "transformers", "weights": "bf16",
+     "context": 4096, "kv": "f16", "batch": 1, "gpus": 1},
+    {"model": "qwen3-30b-a3b", "gpu": "rtx-3090", "mode": "inference", "runtime": "llama.cpp", "weights": "q4_k_m",
+     "context": 32768, "kv": "q8_0", "batch": 1, "gpus": 1},
+    {"model": "llama-3-1-70b", "gpu": "h100-sxm", "mode": "inference", "runtime": "vllm", "weights": "fp8",
+     "context": 8192, "kv": "fp8", "batch": 8, "gpus": 2},
+    {"model": "mistral-7b", "gpu": "rtx-4090", "mode": "qlora", "runtime": "transformers", "weights": "nf4",
+     "context": 2048, "kv": "f16", "batch": 2, "gpus": 1, "ckpt": "0"},
+    {"model": "llama-3-2-1b", "gpu": "a100-sxm4-80gb", "mode": "full", "runtime": "transformers", "weights": "bf16",
+     "context": 1024, "kv": "f16", "batch": 4, "gpus": 1, "flash": "0"},
+]
+
+
+def _cli(case) -> dict:
+    import subprocess
+    import sys
+
+    args = [sys.executable, "-m", "generator", "estimate", "--model", case["model"], "--gpu", case["gpu"],
+            "--mode", case["mode"], "--runtime", case["runtime"], "--weights", case["weights"],
+            "--context", str(case["context"]), "--kv-cache", case["kv"], "--batch", str(case["batch"]),
+            "--gpus", str(case["gpus"]), "--format", "json"]
+    if case.get("ckpt") == "0":
+        args.append("--no-checkpointing")
+    if case.get("flash") == "0":
+        args.append("--no-flash-attention")
+    out = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+@pytest.mark.parametrize("case", CLI_CASES, ids=[f'{c["model"]}-{c["mode"]}-{c["runtime"]}' for c in CLI_CASES])
+def test_llm_figures_equal_the_command_line(server, page, case):  # noqa: F811
+    expected = _cli(case)
+    query = {"model": case["model"], "card": case["gpu"], "mode": case["mode"], "runtime": case["runtime"],
+             "weights": case["weights"], "context": case["context"], "kv": case["kv"], "batch": case["batch"],
+             "gpus": case["gpus"], "ckpt": case.get("ckpt", "1"), "flash": case.get("flash", "1")}
+    page.goto(server + LLM_URL + "?" + "&".join(f"{k}={v}" for k, v in query.items()))
+    wait_ready(page, "llm")
+    got = last(page, "llm")
+    assert got is not None, root_of(page, "llm").inner_text()
+    for key, value in expected["memory"].items():
+        assert math.isclose(got["memory"][key], value, rel_tol=1e-9, abs_tol=1e-3), key
+    assert got["fits"] == expected["fits"] and got["max_context"] == expected["max_context"]
+    for key in ("decode_tokens_per_s", "prefill_tokens_per_s", "training_relative"):
+        if expected[key] is None:
+            assert got[key] is None, key
+        else:
+            assert math.isclose(got[key], expected[key], rel_tol=1e-9), key
+    # what the page shows, rounded as shown
+    gib = 2**30
+    m = expected["memory"]
+    assert shown_number(llm_out(page, "v_total")) == pytest.approx(m["total_bytes"] / gib, abs=0.005 + 1e-9)
+    for term, key in (("weights", "weights_bytes"), ("kv", "kv_cache_bytes"), ("activations", "activations_bytes"),
+                      ("overhead", "overhead_bytes"), ("gradients", "gradients_bytes"), ("optimizer", "optimizer_bytes")):
+        assert shown_number(llm_out(page, f"v_{term}")) == pytest.approx(m[key] / gib, abs=0.005 + 1e-9), term
+    band = expected["error"]["memory"]
+    assert f'±{band["median_pct"]:g} %' in llm_out(page, "e_total") and f'{band["count"]:,}' in llm_out(page, "e_total")
+    if expected["decode_tokens_per_s"] is not None:
+        x = expected["decode_tokens_per_s"]
+        text = llm_out(page, "o_decode")
+        assert (f"{x:,.0f}" if x >= 100 else f"{x:,.1f}") in text, text
+        assert f'±{expected["error"]["decode_tokens_per_s"]["median_pct"]:g} %' in text
+    if expected["max_context"] is not None:
+        assert f'{expected["max_context"]:,}' in llm_out(page, "o_context")
+    if expected["reserved_bytes"] is not None:
+        assert f'{expected["reserved_bytes"] / gib:,.1f}'.rstrip("0").rstrip(".") in llm_out(page, "o_usable")
+    text = root_of(page, "llm").inner_text()
+    assert not NUMERIC.search(text)
+
+
+def test_llm_card_table_holds_first_then_counts(server, page):  # noqa: F811
+    page.goto(server + LLM_URL + "?model=llama-3-1-70b&runtime=transformers&weights=bf16&context=4096")
+    wait_ready(page, "llm")
+    cards = last(page, "llm")["cards"]
+    holds = [c for c in cards if c["fits"]]
+    others = [c for c in cards if not c["fits"]]
+    assert holds and others and cards[: len(holds)] == holds
+    speeds = [c["speed"] for c in holds]
+    assert speeds == sorted(speeds, reverse=True)
+    counts = [c["count"] for c in others if c["count"] is not None]
+    assert counts == sorted(counts) and counts[0] >= 2
+    rows = root_of(page, "llm").locator('[data-wg-out="fit"] tr')
+    assert rows.count() == len(cards)
+    assert rows.first.locator("a").inner_text() == holds[0]["name"]

@@ -304,7 +304,7 @@ def test_timeline_segments_follow_the_advice(small, shipped):
 
 
 def test_scales():
-    from generator.charts import _linear_ticks, _log_ticks
+    from generator.svg import _linear_ticks, _log_ticks
 
     assert _linear_ticks(1.2) == (1.25, [0, 0.25, 0.5, 0.75, 1, 1.25])
     assert _linear_ticks(0.9) == (1, [0, 0.2, 0.4, 0.6, 0.8, 1])

@@ -101,19 +101,24 @@ def test_topics_have_pages(built_site):
         assert (site / "fr" / "topics" / t.id / "index.html").is_file()
 
 
-def test_gpu_page_says_which_common_models_fit(built_site):
-    from generator.calc import GIB, llm_memory
+def test_gpu_page_says_which_models_it_runs_and_what_was_measured(built_site):
+    """The GPU page's table is the derive stage's estimate for every catalogue model, and the
+    measurements made on the card are listed with their sources."""
+    from generator.derive import derive
 
     site, ds = built_site
+    facts = derive(ds)
     page = html.unescape((site / "gpus" / "rtx-4090" / "index.html").read_text(encoding="utf-8"))
     section = page.split('id="fits"', 1)[1].split('id="history"', 1)[0]
-    v = {"params": 6.74, "mode": "inference", "precision": "bf16", "optimizer": "adamw", "trainable": 1, "batch": 1,
-         "seq": 4096, "layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 32, "head_dim": 128, "checkpointing": "0",
-         "overhead": 1}
-    need = round(llm_memory(v)["total"] / GIB, 1)
-    assert f"{need} GiB" in section and need < ds.gpus["rtx-4090"]["memory_gb"]
-    assert section.count("<tr>") == 1 + 9
-    assert "Needs 6 cards" in section  # Llama 2 70B in 16-bit on 24 GB
+    runs, measured = section.split('id="measured"', 1)
+    rows = re.findall(r"<tr><th scope=\"row\"><a href=\"../../models/([a-z0-9-]+)/\">", runs)
+    assert rows and set(rows) == {mid for mid in ds.models if (mid, "rtx-4090") in facts.grid}
+    est = facts.grid["llama-3-1-8b", "rtx-4090"]
+    assert f"{est['memory']['total_bytes'] / 1073741824:.1f} GiB" in runs and est["fits"]
+    assert facts.grid["llama-3-1-405b", "rtx-4090"]["fits"] is False
+    on_card = [m for m in facts.measured if m["gpu"] == "rtx-4090"]
+    assert on_card and measured.count("<tr><th") == len(on_card)
+    assert all(m["url"] in measured for m in on_card)
 
 
 def _pages(site):

@@ -240,7 +240,7 @@
     const num = (v) => (v === "" || v === undefined || Number.isNaN(Number(v)) ? null : Number(v));
     function apply() {
       const workload = form.elements.workload.value || "training";
-      const key = workload.replace(/_/g, "-");
+      const key = "pd-" + workload.replace(/_/g, "-");
       const budget = num(form.elements.budget.value);
       const memory = num(form.elements.memory.value);
       const value = (r) => num(r.getAttribute("data-" + key));
@@ -248,7 +248,7 @@
       let shown = 0;
       for (const r of sorted) {
         const buy = num(r.dataset.buy);
-        const ok = (budget === null || (buy !== null && buy <= budget)) && (memory === null || Number(r.dataset.memory) >= memory);
+        const ok = (budget === null || (buy !== null && buy <= budget)) && (memory === null || Number(r.dataset.usable) >= memory);
         r.hidden = !ok;
         if (ok) shown += 1;
         body.appendChild(r);

@@ -193,96 +193,6 @@ function parseCnnLayers(rawLayers, lang) {
   return { layers, errors };
 }
 
-// ------------------------------------------------------------------ 3. large models
-
-export const PRECISION_BYTES = { fp32: 4, bf16: 2, fp16: 2, fp8: 1, int8: 1, int4: 0.5 };
-/** NF4 with double quantization keeps 0.127 bits of constants per parameter (Dettmers et al. 2023). */
-export const QLORA_CONSTANT_BYTES = 0.127 / 8;
-/** Optimizer state per trained parameter: [without, with] a 32-bit master copy of 16-bit weights. */
-export const OPTIMIZER_STATE = { adamw: 8, adam8bit: 2, sgd: 4 };
-
-export const LLM_FIELDS = {
-  params: { min: 0, minExclusive: true, max: 1e4 },
-  precision: { choices: Object.keys(PRECISION_BYTES) },
-  mode: { choices: ["inference", "full", "lora", "qlora"] },
-  optimizer: { choices: Object.keys(OPTIMIZER_STATE) },
-  trainable: { min: 0, minExclusive: true, max: 100 },
-  batch: { integer: true, min: 1, max: 1e5 },
-  seq: { integer: true, min: 1, max: 1e7 },
-  layers: { integer: true, min: 1, max: 1e4 },
-  hidden: { integer: true, min: 1, max: 1e6 },
-  heads: { integer: true, min: 1, max: 1e5 },
-  kv_heads: { integer: true, min: 1, max: 1e5 },
-  head_dim: { integer: true, min: 1, max: 1e5 },
-  checkpointing: { choices: ["0", "1"] },
-  overhead: { min: 0, max: 100 },
-};
-
-/**
- * Memory of a large transformer, term by term. v: params (billions), precision, mode, optimizer,
- * trainable (% of parameters trained by LoRA/QLoRA), batch, seq, layers, hidden, heads, kv_heads,
- * head_dim, checkpointing ("0"/"1"), overhead (GiB).
- */
-export function llmMemory(v) {
-  const P = v.params * 1e9;
-  const training = v.mode !== "inference";
-  const adapters = v.mode === "lora" || v.mode === "qlora";
-  const weightBytes = v.mode === "qlora" ? PRECISION_BYTES.int4 : PRECISION_BYTES[v.precision];
-  const wide = v.mode !== "qlora" && v.precision === "fp32";
-  const T = adapters ? P * v.trainable / 100 : v.mode === "full" ? P : 0;
-
-  const base = P * weightBytes;
-  const constants = v.mode === "qlora" ? P * QLORA_CONSTANT_BYTES : 0;
-  const adapterWeights = adapters ? T * 2 : 0;
-  const weights = base + constants + adapterWeights;
-
-  const gradBytes = v.mode === "full" ? (wide ? 4 : 2) : adapters ? 2 : 0;
-  const gradients = T * gradBytes;
-
-  const master = v.mode === "full" ? (wide ? 0 : 4) : adapters ? 4 : 0;
-  const optBytes = training ? OPTIMIZER_STATE[v.optimizer] + master : 0;
-  const optimizer = T * optBytes;
-
-  const s = v.seq, b = v.batch, h = v.hidden, a = v.heads, L = v.layers;
-  const actScale = training && wide ? 2 : 1;
-  const perLayerFull = s * b * h * (34 + 5 * a * s / h) * actScale;
-  const perLayerInput = 2 * s * b * h * actScale;
-  const checkpointing = v.checkpointing === "1" || v.checkpointing === true;
-  const activations = !training ? 0 : checkpointing ? L * perLayerInput + perLayerFull : L * perLayerFull;
-
-  const kvBytes = wide ? 4 : 2;
-  const kvCache = training ? 0 : 2 * L * v.kv_heads * v.head_dim * s * b * kvBytes;
-  const overhead = v.overhead * GIB;
-  const total = weights + gradients + optimizer + activations + kvCache + overhead;
-  return {
-    P, T, training, adapters, checkpointing, weightBytes, gradBytes, optBytes, master, actScale, kvBytes,
-    base, constants, adapterWeights, perLayerFull, perLayerInput,
-    weights, gradients, optimizer, activations, kvCache, overhead, total, totalGib: total / GIB,
-  };
-}
-
-/** Fields a mode does not use: they are neither validated nor shown as errors. */
-export function llmIgnored(mode) {
-  const out = [];
-  if (mode !== "lora" && mode !== "qlora") out.push("trainable");
-  if (mode === "inference") out.push("optimizer", "checkpointing");
-  else if (mode) out.push("kv_heads", "head_dim");
-  if (mode === "qlora") out.push("precision");
-  return out;
-}
-
-/** How many of each GPU hold `bytes`: ceil(total / memory), memory_gb read as GiB. */
-export function gpusNeeded(bytes, gpus) {
-  const out = [];
-  for (const g of gpus || []) {
-    if (!(g && g.memory_gb > 0)) continue;
-    const count = Math.max(1, Math.ceil(bytes / (g.memory_gb * GIB)));
-    out.push({ id: g.id, name: g.name, memory_gb: g.memory_gb, count, fits: bytes <= g.memory_gb * GIB });
-  }
-  out.sort((x, y) => x.memory_gb - y.memory_gb || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
-  return out;
-}
-
 // ------------------------------------------------------------------ 4. GPU picker
 
 export const WORKLOADS = ["cnn", "rnn", "transformer", "llm-inference"];
@@ -526,17 +436,6 @@ export function run(name, raw, opts = {}) {
     const result = cnnMemory({ ...values, bits: Number(values.bits) }, parsed.layers);
     if (result.empty >= 0) return { errors: { [`layers.${result.empty}.size`]: { key: "calc.err.layer_empty", params: {} } }, result: null };
     return { errors, result };
-  }
-  if (name === "llm") {
-    const { values, errors } = parseAll(raw, LLM_FIELDS, lang);
-    for (const field of llmIgnored(values.mode)) delete errors[field];
-    if (values.mode === "full" && values.precision && PRECISION_BYTES[values.precision] < 2) {
-      errors.precision = { key: "calc.err.train_precision", params: {} };
-    }
-    if (values.mode === "inference" && values.kv_heads > values.heads) {
-      errors.kv_heads = { key: "calc.err.kv_heads", params: {} };
-    }
-    return done(errors, () => llmMemory(values));
   }
   if (name === "picker") {
     const data = opts.data || { gpus: [], revisions: [] };

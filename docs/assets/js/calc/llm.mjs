@@ -1,124 +1,181 @@
-// Memory of a large transformer: DOM side. Formulas: formulas.mjs (llmMemory, gpusNeeded).
-import { run, LLM_FIELDS, llmIgnored, gpusNeeded, GIB } from "./formulas.mjs";
+// Memory and speed of a large model: DOM side. Form rules: llmform.mjs; figures: estimate.mjs
+// with the fitted table of the shared data file (WG_DATA.estimates). No text here: every word
+// comes from the page's data-m-* attributes; names from the data go in through textContent.
+import {
+  evaluate, NAMES, ARCH_FIELDS, runtimesFor, weightsFor, kvFor, defaultWeights, findByName, archOf, cardTable,
+  bandText, limitBytes, MAX_CARDS,
+} from "./llmform.mjs";
+import { GIB } from "./estimate.mjs";
 import { outputs, readFields, writeField, showErrors, setText, readState, writeState, canonical, el } from "./dom.mjs";
 
-const NAMES = Object.keys(LLM_FIELDS);
-const TEXT_FIELDS = NAMES.filter((n) => !LLM_FIELDS[n].choices);
-const PRESET = ["params", "layers", "hidden", "heads", "kv_heads", "head_dim"];
+const ARCH = [...Object.keys(ARCH_FIELDS), "tied"];
+const NUMERIC = new Set([...Object.keys(ARCH_FIELDS), "context", "batch", "gpus"]);
+const TERMS = { weights: "weights_bytes", kv: "kv_cache_bytes", activations: "activations_bytes", gradients: "gradients_bytes",
+  optimizer: "optimizer_bytes", overhead: "overhead_bytes" };
 
 export function setup(root, { lang, prefix, msg, fmt, data }) {
   const out = outputs(root);
   const field = (name) => root.querySelector(`[name="${name}"]`);
-  const state = readState(prefix);
-  for (const name of NAMES) writeField(field(name), state(name));
-  const B = msg("calc.unit.b");
-  const n0 = (x) => fmt(x, 0);
-
-  // The cards of the catalogue, smallest memory first; the rows stay, only the counts change.
-  const gpus = ((data && data.gpus) || []).filter((g) => g && g.memory_gb > 0);
-  const order = gpusNeeded(0, gpus);
+  const models = ((data && data.models) || []).filter((m) => m && typeof m.id === "string");
+  const gpus = ((data && data.gpus) || []).filter((g) => g && typeof g.id === "string" && g.memory_gb > 0);
+  const table = (data && data.estimates) || {};
   const toRoot = root.getAttribute("data-wg-root") || "../../";
-  const cells = new Map();
-  out.fit.replaceChildren(...order.map((g) => {
-    const count = el("td");
-    cells.set(g.id, count);
-    return el("tr", null, el("th", { scope: "row" }, el("a", { href: `${toRoot}gpus/${g.id}/` }, g.name)), el("td", null, fmt(g.memory_gb, 1)), count);
-  }));
+  const list = (name) => root.querySelector(`[data-wg-list="${name}"]`);
+  list("models").replaceChildren(...models.map((m) => el("option", { value: m.name }, m.id)));
+  list("cards").replaceChildren(...gpus.map((g) => el("option", { value: g.name })));
 
-  const markIgnored = (mode) => {
-    const off = new Set(llmIgnored(mode));
-    for (const name of NAMES) {
-      const input = field(name);
-      if (input) input.disabled = off.has(name);
+  // the state of a shared link, ids shown as names; then the defaults for what it leaves out
+  const state = readState(prefix);
+  const named = (items, v) => { const x = items.find((i) => i.id === v); return x ? x.name : v; };
+  for (const name of NAMES) {
+    let v = state(name);
+    if (v === null) continue;
+    if (name === "model") v = named(models, v);
+    if (name === "card") v = named(gpus, v);
+    writeField(field(name), v);
+  }
+  if (state("model") === null) {
+    const m = models.find((x) => x.id === root.getAttribute("data-wg-default-model")) || models[0];
+    if (m) field("model").value = m.name;
+  }
+  if (state("custom") === null && !models.length) field("custom").checked = true;
+  if (state("card") === null) {
+    const ref = table.reference && gpus.find((g) => g.id === table.reference.id);
+    const g = ref || gpus[0];
+    if (g) field("card").value = g.name;
+  }
+
+  /** Only the choices the mode and runtime allow can be picked; fields a mode does not use are off. */
+  const syncControls = (raw) => {
+    const custom = raw.custom === "1";
+    for (const n of ARCH) field(n).disabled = !custom;
+    field("experts_k").disabled = !custom || (raw.experts || "").trim() === "";
+    const allowed = { runtime: runtimesFor(raw.mode), weights: weightsFor(raw.runtime, raw.mode), kv: kvFor(raw.runtime) };
+    for (const [n, ok] of Object.entries(allowed)) for (const o of field(n).options) o.disabled = !ok.includes(o.value);
+    field("kv").disabled = raw.mode !== "inference";
+    field("ckpt").disabled = raw.mode === "inference";
+  };
+
+  /** After the reader changes the mode or the runtime: move dependent choices to an allowed value. */
+  const repair = () => {
+    const mode = field("mode").value;
+    if (!runtimesFor(mode).includes(field("runtime").value)) field("runtime").value = runtimesFor(mode)[0];
+    const runtime = field("runtime").value;
+    if (!weightsFor(runtime, mode).includes(field("weights").value)) field("weights").value = defaultWeights(runtime, mode);
+    if (!kvFor(runtime).includes(field("kv").value)) field("kv").value = "f16";
+  };
+
+  const gib = (bytes, digits = 2) => fmt(bytes / GIB, digits);
+  const band = (entry) => {
+    const b = bandText(entry);
+    return msg(b.key, { median: fmt(b.params.median, 1), count: fmt(b.params.count, 0) });
+  };
+  const speed = (x) => fmt(x, x >= 100 ? 0 : 1);
+  const say = (w) => (w ? msg(w.key, Object.fromEntries(Object.entries(w.params).map(([k, v]) => [k, fmt(v, 0)]))) : "");
+  const lines = ["o_usable", "o_fit", "o_decode", "o_prefill", "o_context"];
+
+  const clear = () => {
+    setText(out.status, msg("calc.common.fix"));
+    for (const t of Object.keys(TERMS)) { setText(out[`v_${t}`], "—"); setText(out[`e_${t}`], ""); }
+    setText(out.v_total, "—");
+    setText(out.e_total, "");
+    for (const n of lines) setText(out[n], "—");
+    out.fit.replaceChildren();
+  };
+
+  const cardRow = (row, mode) => {
+    const count = row.fits ? msg("calc.llm.count_fits", { n: fmt(row.count, 0) })
+      : row.count ? msg("calc.llm.count_need", { n: fmt(row.count, 0) }) : msg("calc.llm.count_none", { n: fmt(MAX_CARDS, 0) });
+    const sp = !row.fits || row.speed === null ? "—"
+      : mode === "inference" ? speed(row.speed) : msg("calc.llm.times", { x: fmt(row.speed, 2) });
+    return el("tr", row.fits ? null : { class: "wgc-nofit" },
+      el("th", { scope: "row" }, el("a", { href: `${toRoot}gpus/${row.id}/` }, row.name)),
+      el("td", null, fmt(row.memory_gb, 1)), el("td", null, count), el("td", null, sp));
+  };
+
+  /** The fields of the architecture show the picked model; a custom one starts from them. */
+  const copyArch = (model) => {
+    for (const [n, v] of Object.entries(archOf(model))) {
+      if (n === "tied") field(n).checked = v === "1";
+      else if (field(n).value !== v) field(n).value = v;
     }
   };
 
   const update = (save) => {
     const raw = readFields(root, NAMES);
-    markIgnored(raw.mode);
-    const { errors, result } = run("llm", raw, { lang });
-    root.wgLast = result;
-    showErrors(root, errors, msg, fmt);
+    syncControls(raw);
+    const ev = evaluate(raw, { models, gpus, table, lang });
+    if (raw.custom !== "1" && ev.model) copyArch(ev.model);
+    showErrors(root, ev.errors, msg, fmt);
+    setText(out.warn_arch, say(ev.warnings.arch));
+    setText(out.warn_context, say(ev.warnings.context));
     if (save) {
       const s = {};
-      for (const n of NAMES) s[n] = TEXT_FIELDS.includes(n) ? canonical(raw[n], lang) : raw[n];
+      for (const n of NAMES) s[n] = NUMERIC.has(n) ? canonical(raw[n], lang) : raw[n];
+      const m = findByName(models, raw.model).item;
+      s.model = m ? m.id : raw.model.trim();
+      const g = findByName(gpus, raw.card).item;
+      s.card = g ? g.id : raw.card.trim();
+      if (raw.custom !== "1") for (const n of ARCH) s[n] = null;
       writeState(prefix, s);
     }
-    if (!result) {
-      setText(out.status, msg("calc.common.fix"));
-      for (const k of ["weights", "gradients", "optimizer", "activations", "kv", "overhead"]) {
-        setText(out[`f_${k}`], "—");
-        setText(out[`n_${k}`], "");
-        setText(out[`v_${k}`], "—");
-      }
-      setText(out.v_total, "—");
-      for (const cell of cells.values()) setText(cell, "—");
-      return result;
+    const r = ev.result;
+    if (!r) {
+      root.wgLast = null;
+      clear();
+      return null;
     }
-    const r = result;
-    const v = { ...raw };
-    const P = n0(r.P), T = n0(r.T);
-    const gib = (x) => fmt(x / GIB, 2);
-    setText(out.status, msg("calc.llm.result", { gib: fmt(r.totalGib, 2) }));
-
-    // weights
-    let fw, nw;
-    if (v.mode === "qlora") {
-      fw = `P × 0.5 ${B} + P × 0.127/8 ${B} + T × 2 ${B}`;
-      nw = `${P} × 0.5 + ${P} × 0.015875 + ${T} × 2 = ${n0(r.weights)} ${B}`;
-    } else if (v.mode === "lora") {
-      fw = `P × ${r.weightBytes} ${B} + T × 2 ${B}`;
-      nw = `${P} × ${r.weightBytes} + ${T} × 2 = ${n0(r.weights)} ${B}`;
+    const o = ev.options, mem = r.memory, inference = o.mode === "inference";
+    const limit = limitBytes(ev.gpu, o.runtime);
+    const total = mem.total_bytes;
+    setText(out.status, msg(r.fits ? "calc.llm.status_fits" : "calc.llm.status_not", { gib: gib(total), gpu: ev.gpu.name }));
+    for (const [t, key] of Object.entries(TERMS)) {
+      setText(out[`v_${t}`], gib(mem[key]));
+      setText(out[`e_${t}`], t === "weights" ? band(r.error.weights_bytes) : msg("calc.llm.band_total"));
+    }
+    setText(out.v_total, gib(total));
+    setText(out.e_total, band(r.error.memory));
+    setText(out.o_usable, r.reserved_bytes !== null
+      ? msg("calc.llm.reserved", { gpu: ev.gpu.name, usable: gib(r.usable_bytes, 1), gib: gib(r.reserved_bytes, 1) })
+      : msg("calc.llm.usable", { gpu: ev.gpu.name, gib: gib(r.usable_bytes, 1) }));
+    setText(out.o_fit, r.fits ? msg("calc.llm.fit_yes", { free: gib(limit - total) }) : msg("calc.llm.fit_no", { over: gib(total - limit) }));
+    if (inference) {
+      setText(out.o_decode, r.decode_tokens_per_s === null ? "—"
+        : msg("calc.llm.decode", { x: speed(r.decode_tokens_per_s), band: band(r.error.decode_tokens_per_s) }));
+      setText(out.o_prefill, r.prefill_tokens_per_s === null ? "—"
+        : msg("calc.llm.prefill", { x: speed(r.prefill_tokens_per_s), band: band(r.error.prefill_tokens_per_s) }));
+      setText(out.o_context, r.max_context === null ? msg("calc.llm.max_context_none") : msg("calc.llm.max_context", { n: fmt(r.max_context, 0) }));
     } else {
-      fw = `P × ${r.weightBytes} ${B}`;
-      nw = `${P} × ${r.weightBytes} = ${n0(r.weights)} ${B}`;
+      setText(out.o_decode, r.training_relative === null || !table.reference ? "—"
+        : msg("calc.llm.relative", { x: fmt(r.training_relative, 2), ref: table.reference.name, band: band(r.error.training_relative) }));
+      setText(out.o_prefill, msg("calc.llm.no_speed"));
+      setText(out.o_context, msg("calc.llm.max_context_training"));
     }
-    const line = (k, f, n, value) => { setText(out[`f_${k}`], f); setText(out[`n_${k}`], n); setText(out[`v_${k}`], gib(value)); };
-    line("weights", fw, nw, r.weights);
-    if (r.training) {
-      const t = v.mode === "full" ? "P" : "T";
-      line("gradients", `${t} × ${r.gradBytes} ${B}`, `${T} × ${r.gradBytes} = ${n0(r.gradients)} ${B}`, r.gradients);
-      const k = r.optBytes - r.master;
-      line("optimizer", `${t} × (${k} + ${r.master}) ${B}`, `${T} × ${r.optBytes} = ${n0(r.optimizer)} ${B}`, r.optimizer);
-      const s = n0(Number(v.seq)), b = n0(Number(v.batch)), h = n0(Number(v.hidden)), a = n0(Number(v.heads)), L = n0(Number(v.layers));
-      const x = r.actScale === 2 ? "2 × " : "";
-      const full = `s·b·h·(34 + 5·a·s/h)`;
-      const fullN = `${s}·${b}·${h}·(34 + 5·${a}·${s}/${h})`;
-      if (r.checkpointing) {
-        line("activations", `${x}(L × 2·s·b·h + ${full}) ${B}`, `${x}(${L} × 2·${s}·${b}·${h} + ${fullN}) = ${n0(r.activations)} ${B}`, r.activations);
-      } else {
-        line("activations", `${x}L × ${full} ${B}`, `${x}${L} × ${fullN} = ${n0(r.activations)} ${B}`, r.activations);
-      }
-      line("kv", "0", "", 0);
-    } else {
-      line("gradients", "0", "", 0);
-      line("optimizer", "0", "", 0);
-      line("activations", "0", "", 0);
-      line("kv", `2 × L × n_kv × d × s × b × ${r.kvBytes} ${B}`,
-        `2 × ${n0(Number(v.layers))} × ${n0(Number(v.kv_heads))} × ${n0(Number(v.head_dim))} × ${n0(Number(v.seq))} × ${n0(Number(v.batch))} × ${r.kvBytes} = ${n0(r.kvCache)} ${B}`, r.kvCache);
-    }
-    line("overhead", `${fmt(r.overhead / GIB, 2)} ${msg("calc.unit.gib")}`, `${n0(r.overhead)} ${B}`, r.overhead);
-    setText(out.v_total, gib(r.total));
-
-    for (const row of gpusNeeded(r.total, gpus)) {
-      const cell = cells.get(row.id);
-      if (cell) setText(cell, row.fits ? msg("calc.llm.count_one") : msg("calc.llm.count", { n: fmt(row.count, 0) }));
-    }
-    out.picker.href = `../picker/?workload=${r.training ? "transformer" : "llm-inference"}&memory=${Math.ceil(r.totalGib * 100) / 100}`;
-    return result;
+    const cards = cardTable(ev.model, o, gpus, table);
+    out.fit.replaceChildren(...cards.map((row) => cardRow(row, o.mode)));
+    out.picker.href = `../picker/?workload=${inference ? "llm-inference" : "transformer"}&memory=${Math.ceil((total / GIB) * 100) / 100}`;
+    root.wgLast = { ...r, cards };
+    return root.wgLast;
   };
 
   const form = root.querySelector("form");
   form.addEventListener("submit", (e) => e.preventDefault());
-  form.addEventListener("input", (e) => { if (!e.target.hasAttribute("data-wg-preset")) update(true); });
-  form.addEventListener("change", (e) => {
-    const preset = e.target.closest("[data-wg-preset]");
-    if (preset) {
-      const opt = preset.selectedOptions[0];
-      const values = opt && opt.getAttribute("data-p");
-      if (values) values.split(",").forEach((x, i) => writeField(field(PRESET[i]), x));
+  form.addEventListener("input", (e) => {
+    const name = e.target && e.target.name;
+    if (name === "mode" || name === "runtime") repair();
+    if (name === "model" && field("custom").checked) {
+      const hit = findByName(models, e.target.value).item;
+      if (hit) copyArch(hit);
     }
     update(true);
+  });
+  // a name typed in part and confirmed (Enter, Tab, a pick from the list) is written out in full
+  form.addEventListener("change", (e) => {
+    const name = e.target && e.target.name;
+    if (name === "model" || name === "card") {
+      const hit = findByName(name === "model" ? models : gpus, e.target.value).item;
+      if (hit && e.target.value !== hit.name) e.target.value = hit.name;
+    }
   });
   root.wgUpdate = update;
   update(false);

@@ -1,0 +1,179 @@
+// The large-model calculator's form rules (docs/assets/js/calc/llmform.mjs) on the models, cards
+// and fitted table of tests/fixtures/estimate.json. Run with `node --test tests/js/`.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import * as L from "../../docs/assets/js/calc/llmform.mjs";
+import * as E from "../../docs/assets/js/calc/estimate.mjs";
+
+const fixture = JSON.parse(readFileSync(new URL("../fixtures/estimate.json", import.meta.url), "utf8"));
+const NAMES = { "llama-3-1-8b": "Llama 3.1 8B", "llama-3-1-70b": "Llama 3.1 70B", "llama-2-7b": "Llama 2 7B", "qwen3-8b": "Qwen3 8B" };
+const models = Object.values(fixture.models).map((m) => ({ ...m, name: NAMES[m.id] || m.id }));
+const gpus = Object.entries(fixture.gpus).map(([id, g]) => ({ ...g, id, name: g.name || id }));
+const table = fixture.table;
+const byId = (items, id) => items.find((x) => x.id === id);
+const llama8 = byId(models, "llama-3-1-8b");
+const rtx4090 = byId(gpus, "rtx-4090");
+
+/** What the form sends when the reader changes nothing but `over`. */
+function raw(over = {}) {
+  return {
+    model: "Llama 3.1 8B", custom: "0", ...L.archOf(llama8), mode: "inference", runtime: "transformers", weights: "bf16",
+    context: "4096", kv: "f16", batch: "1", gpus: "1", card: "rtx-4090", ckpt: "1", flash: "1", ...over,
+  };
+}
+const ctx = { models, gpus, table, lang: "en" };
+
+test("a model is found by its name, its id or the only name that contains what was typed", () => {
+  assert.equal(L.findByName(models, "Llama 3.1 8B").item.id, "llama-3-1-8b");
+  assert.equal(L.findByName(models, "  llama-3-1-70b ").item.id, "llama-3-1-70b");
+  assert.equal(L.findByName(models, "3.1 8b").item.id, "llama-3-1-8b");
+  assert.equal(L.findByName(models, "3.1 8B").item.id, "llama-3-1-8b");
+  const many = L.findByName(models, "llama");
+  assert.equal(many.item, null);
+  assert.equal(many.matches, 3);
+  assert.deepEqual(L.findByName(models, ""), { item: null, matches: 0 });
+  assert.deepEqual(L.findByName(models, "no such model"), { item: null, matches: 0 });
+  assert.deepEqual(L.findByName(models, "..."), { item: null, matches: 0 });
+});
+
+test("the formats, caches and runtimes offered are exactly those estimate.mjs accepts", () => {
+  for (const mode of L.MODES) {
+    for (const runtime of L.RUNTIMES) {
+      const allowedRuntime = L.runtimesFor(mode).includes(runtime);
+      for (const weights of L.WEIGHTS) {
+        const offered = allowedRuntime && L.weightsFor(runtime, mode).includes(weights);
+        const kvs = mode === "inference" ? L.kvFor(runtime) : ["f16"];
+        for (const kv of L.KV) {
+          const out = E.run(llama8, fixture.gpus["h100-sxm"], { mode, runtime, weights, kv_cache: kv, context: 512 }, table);
+          const ok = offered && kvs.includes(kv);
+          if (ok) assert.deepEqual(out.errors, [], `${mode} ${runtime} ${weights} ${kv}`);
+          else if (mode === "inference" || kv === "f16") assert.equal(out.errors.length, 1, `${mode} ${runtime} ${weights} ${kv} should be refused`);
+        }
+      }
+      assert.ok(!allowedRuntime || L.weightsFor(runtime, mode).includes(L.defaultWeights(runtime, mode)), `${mode} ${runtime}`);
+    }
+  }
+  assert.deepEqual(L.weightsFor("transformers", "qlora"), ["nf4"]);
+  assert.ok(L.weightsFor("llama.cpp", "inference").includes("q4_k_m"));
+  assert.ok(!L.weightsFor("vllm", "inference").includes("q4_k_m"));
+  assert.deepEqual(L.runtimesFor("lora"), ["transformers"]);
+});
+
+test("a catalogue model gives estimate()'s own figures", () => {
+  const ev = L.evaluate(raw(), ctx);
+  assert.deepEqual(ev.errors, {});
+  const direct = E.estimate(llama8, fixture.gpus["rtx-4090"], { mode: "inference", runtime: "transformers", weights: "bf16",
+    kv_cache: "f16", context: 4096, batch: 1, gpus: 1, checkpointing: true, flash_attention: true }, table);
+  assert.deepEqual(ev.result, direct);
+  assert.equal(ev.gpu.id, "rtx-4090");
+  assert.deepEqual(ev.warnings, {});
+});
+
+test("the same shape typed as a custom architecture is the model the command line builds", () => {
+  const m = L.customModel({ params: 8.03, active: null, layers: 32, hidden: 4096, heads: 32, kv_heads: 8, head_dim: 128,
+    vocab: 128256, inter: 14336, experts: null, experts_k: null, tied: false });
+  assert.deepEqual(m, { id: null, parameters_b: 8.03, active_parameters_b: 8.03, layers: 32, hidden_size: 4096, attention_heads: 32,
+    kv_heads: 8, head_dim: 128, vocab_size: 128256, tied_embeddings: false, intermediate_size: 14336, attention: "gqa" });
+  const ev = L.evaluate(raw({ custom: "1" }), ctx);
+  assert.deepEqual(ev.errors, {});
+  const catalogue = L.evaluate(raw(), ctx).result;
+  // a dense model without sliding window: the custom copy gives the same memory
+  assert.equal(ev.result.memory.total_bytes, catalogue.memory.total_bytes);
+  const moe = L.customModel({ params: 30, active: 3, layers: 48, hidden: 2048, heads: 32, kv_heads: 4, head_dim: 128,
+    vocab: 151936, inter: null, experts: 128, experts_k: null, tied: false });
+  assert.equal(moe.experts_per_token, 2);
+  assert.equal(moe.intermediate_size, 4 * 2048);
+});
+
+test("bad input gives a message key on its field and no result, never a NaN", () => {
+  for (const [over, field, key] of [
+    [{ context: "-4096" }, "context", "calc.err.positive"],
+    [{ context: "abc" }, "context", "calc.err.number"],
+    [{ context: "1e999" }, "context", "calc.err.max"],
+    [{ batch: "0" }, "batch", "calc.err.positive"],
+    [{ gpus: "1.5" }, "gpus", "calc.err.integer"],
+    [{ model: "no such model" }, "model", "calc.llm.err_model"],
+    [{ model: "llama" }, "model", "calc.llm.err_model_many"],
+    [{ card: "" }, "card", "calc.llm.err_card"],
+    [{ runtime: "vllm", weights: "q4_k_m" }, "weights", "calc.llm.err_weights_runtime"],
+    [{ runtime: "transformers", kv: "q8_0" }, "kv", "calc.llm.err_kv_runtime"],
+    [{ mode: "full", runtime: "llama.cpp" }, "runtime", "calc.llm.err_training_runtime"],
+    [{ mode: "full", weights: "nf4" }, "weights", "calc.err.train_precision"],
+    [{ mode: "lora", weights: "int8" }, "weights", "calc.llm.err_lora_weights"],
+    [{ mode: "qlora", weights: "bf16" }, "weights", "calc.llm.err_qlora_weights"],
+    [{ mode: "warp" }, "mode", "calc.err.choice"],
+    [{ custom: "1", kv_heads: "64" }, "kv_heads", "calc.err.kv_heads"],
+    [{ custom: "1", kv_heads: "12" }, "heads", "calc.llm.err_heads_divisible"],
+    [{ custom: "1", params: "0.5" }, "params", "calc.llm.err_embeddings"],
+    [{ custom: "1", params: "-8" }, "params", "calc.err.positive"],
+    [{ custom: "1", experts: "8" }, "active", "calc.llm.err_active_needed"],
+    [{ custom: "1", experts: "8", active: "2", experts_k: "9" }, "experts_k", "calc.llm.err_experts_k"],
+    [{ custom: "1", active: "9" }, "active", "calc.llm.err_active"],
+  ]) {
+    const ev = L.evaluate(raw(over), ctx);
+    assert.equal(ev.result, null, JSON.stringify(over));
+    assert.equal(ev.errors[field] && ev.errors[field].key, key, `${JSON.stringify(over)}: ${JSON.stringify(ev.errors)}`);
+  }
+  // fields of the catalogue's model are not read while custom is off
+  assert.deepEqual(L.evaluate(raw({ layers: "abc" }), ctx).errors, {});
+});
+
+test("heads × head size other than the hidden size warns and still estimates", () => {
+  const ev = L.evaluate(raw({ custom: "1", head_dim: "160" }), ctx);
+  assert.deepEqual(ev.errors, {});
+  assert.ok(ev.result);
+  assert.deepEqual(ev.warnings.arch, { key: "calc.llm.warn_arch", params: { product: 5120, hidden: 4096 } });
+  assert.equal(L.evaluate(raw({ custom: "1" }), ctx).warnings.arch, undefined);
+  const long = L.evaluate(raw({ context: String(llama8.max_context + 1) }), ctx);
+  assert.ok(long.result);
+  assert.deepEqual(long.warnings.context, { key: "calc.llm.warn_context", params: { max: llama8.max_context } });
+});
+
+test("QLoRA needs less memory than LoRA, LoRA less than full training", () => {
+  const total = (mode, weights) => L.evaluate(raw({ mode, weights, context: "2048" }), ctx).result.memory.total_bytes;
+  assert.ok(total("qlora", "nf4") < total("lora", "bf16"));
+  assert.ok(total("lora", "bf16") < total("full", "bf16"));
+});
+
+test("the card table: cards that hold the model first, fastest first, then the fewest cards needed", () => {
+  const options = { mode: "inference", runtime: "transformers", weights: "bf16", kv_cache: "f16", context: 4096, batch: 1,
+    gpus: 1, checkpointing: true, flash_attention: true };
+  const model = byId(models, "llama-3-1-70b");
+  const rows = L.cardTable(model, options, gpus, table);
+  assert.equal(rows.length, gpus.length);
+  const firstMiss = rows.findIndex((r) => !r.fits);
+  assert.ok(firstMiss > 0 && rows.slice(firstMiss).every((r) => !r.fits), JSON.stringify(rows));
+  for (let i = 1; i < firstMiss; i++) assert.ok(rows[i - 1].speed >= rows[i].speed);
+  for (const r of rows) {
+    const g = byId(gpus, r.id);
+    assert.equal(r.fits, E.estimate(model, g, options, table).fits, r.id);
+    if (r.fits || r.count === null) continue;
+    const limit = L.limitBytes(g, options.runtime);
+    assert.ok(L.totalBytes(model, options, table.constants, r.count) <= limit, r.id);
+    assert.ok(L.totalBytes(model, options, table.constants, r.count - 1) > limit, r.id);
+    assert.equal(r.count, L.cardsNeeded(model, options, table.constants, g, 2));
+  }
+  assert.ok(rows.some((r) => !r.fits && r.count >= 2));
+  // two RTX 4090s in tensor parallel under vLLM: the 90 % reservation counts
+  const vllm = { ...options, runtime: "vllm", gpus: 2 };
+  const est = E.estimate(model, fixture.gpus["rtx-4090"], vllm, table);
+  assert.equal(est.reserved_bytes, est.usable_bytes * 0.9);
+  assert.equal(L.limitBytes(rtx4090, "vllm"), est.reserved_bytes);
+  assert.equal(L.cardsNeeded(llama8, options, table.constants, rtx4090, 1, 0), null);
+});
+
+test("error bands as message keys", () => {
+  assert.deepEqual(L.bandText(null), { key: "calc.llm.no_band", params: {} });
+  assert.deepEqual(L.bandText({ count: 12, median_pct: 5.5, scope: "transformers" }), { key: "calc.llm.band", params: { median: 5.5, count: 12 } });
+  assert.equal(L.bandText({ count: 12, median_pct: 5.5, scope: "all" }).key, "calc.llm.band_all");
+});
+
+test("a catalogue model's fields round-trip through the custom form", () => {
+  const a = L.archOf(byId(models, "qwen3-30b-a3b"));
+  assert.ok(a.experts !== "" && a.active !== "");
+  const ev = L.evaluate(raw({ custom: "1", ...a }), ctx);
+  assert.deepEqual(ev.errors, {});
+  assert.equal(ev.model.experts, Number(a.experts));
+  assert.equal(ev.model.experts_per_token, Number(a.experts_k));
+});
