@@ -117,7 +117,7 @@ def test_gpu_page_says_which_models_it_runs_and_what_was_measured(built_site):
     assert f"{est['memory']['total_bytes'] / 1073741824:.1f} GiB" in runs and est["fits"]
     assert facts.grid["llama-3-1-405b", "rtx-4090"]["fits"] is False
     on_card = [m for m in facts.measured if m["gpu"] == "rtx-4090"]
-    assert on_card and measured.count("<tr><th") == len(on_card)
+    assert on_card and measured.count("<tr><th scope=\"row\">") == len(on_card)
     assert all(m["url"] in measured for m in on_card)
 
 
