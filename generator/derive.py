@@ -215,23 +215,24 @@ class Derived:
 
     @functools.cached_property
     def measured_by_model(self) -> dict[str, list[dict]]:
-        out: dict[str, list[dict]] = {}
-        for m in self.measured:
-            out.setdefault(m["model"], []).append(m)
-        return out
+        return _group(self.measured, "model")
 
     @functools.cached_property
     def measured_by_gpu(self) -> dict[str, list[dict]]:
-        out: dict[str, list[dict]] = {}
-        for m in self.measured:
-            out.setdefault(m["gpu"], []).append(m)
-        return out
+        return _group(self.measured, "gpu")
 
     @functools.cached_property
     def translation_status(self):
         from .translations import coverage
 
         return coverage(self.ds)
+
+
+def _group(items: list[dict], key: str) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = {}
+    for item in items:
+        out.setdefault(item[key], []).append(item)
+    return out
 
 
 def derive(ds: Dataset) -> Derived:
