@@ -90,7 +90,7 @@ def perf_price_chart(ds, c, revision: str, table: int = 0) -> Markup | None:
     tab = (rev.get("relative_performance") or [])[table]
     name = f"perf-price-{rev.id}-{table}"
     points, skipped = _priced(ds, rev, tab["values"])
-    if not points:
+    if len(points) < MIN_RANKED:  # a chart of one point compares nothing
         return None
     points.sort(key=lambda p: (p[2], -p[1], p[0]))
     workload = c.ui_plain(f"workload.{tab['workload']}")

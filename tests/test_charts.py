@@ -189,6 +189,19 @@ def test_point_counts_and_skipped_gpus_follow_the_data(small):
     assert svg.find(f"{SVG}desc").text.endswith("GPUs left out because they have no price: 1.")
 
 
+def test_no_chart_of_a_single_point(shipped):
+    """A relative-performance table with one priced card gets no performance-against-price chart."""
+    from generator.charts import MIN_RANKED, _priced, charts_for
+
+    out = charts_for(shipped, _context(shipped))
+    for rev in shipped.revisions:
+        for i, tab in enumerate(rev.get("relative_performance") or []):
+            priced = len(_priced(shipped, rev, tab["values"])[0])
+            assert (f"perf-price/{rev.id}/{i}" in out) == (priced >= MIN_RANKED), (rev.id, i, priced)
+    assert any(len(_priced(shipped, r, t["values"])[0]) == 1
+               for r in shipped.revisions for t in r.get("relative_performance") or [])  # the case exists
+
+
 def test_table_numbers_match_the_data(small):
     from generator import charts
 
