@@ -169,7 +169,7 @@ class Derived:
     @functools.cached_property
     def estimates(self) -> dict:
         """Fitted constants, measured error per metric and runtime, and the reference GPU."""
-        return published_estimates(self.ds)
+        return published_estimates(self.bundle)
 
     @functools.cached_property
     def today(self):
@@ -221,12 +221,6 @@ class Derived:
     def measured_by_gpu(self) -> dict[str, list[dict]]:
         return _group(self.measured, "gpu")
 
-    @functools.cached_property
-    def translation_status(self):
-        from .translations import coverage
-
-        return coverage(self.ds)
-
 
 def _group(items: list[dict], key: str) -> dict[str, list[dict]]:
     out: dict[str, list[dict]] = {}
@@ -257,14 +251,13 @@ def _digest(bundle) -> str:
     return h.hexdigest()[:20]
 
 
-def published_estimates(ds: Dataset) -> dict:
+def published_estimates(bundle) -> dict:
     """The fitted constants, the error table and the reference GPU (see :mod:`generator.estimate`).
 
     Fitting reads every measurement; its result depends only on the data and the engine's code,
     so it is kept in ``build/cache/`` under the digest of both and reused by the next build."""
-    from .estimate import from_dataset, published
+    from .estimate import published
 
-    bundle = from_dataset(ds)
     path = CACHE_DIR / f"estimate-{_digest(bundle)}.json"
     if path.is_file():
         return json.loads(path.read_text(encoding="utf-8"))

@@ -1,7 +1,7 @@
 """The registry of record kinds: where each kind lives in ``data/``, its schema, how its files
 are named, and under which name it is published. The loader, the translation coverage, the
 formatter, the JSON Schema files and the API read this table; adding a kind is one entry here
-plus its declaration (see docs/ARCHITECTURE.md).
+plus its declaration (see "Where things live" in CONTRIBUTING.md).
 """
 from __future__ import annotations
 

@@ -38,13 +38,13 @@ def newest_date(ds) -> _dt.date | None:
 def today_rows(ds, facts) -> list[TodayRow]:
     """One row per GPU that has a recent purchase or rental price."""
     from .derive import current_price
-    from .estimate import EstimateError, estimate, from_dataset, training_relative_only
+    from .estimate import EstimateError, estimate, training_relative_only
 
     newest = newest_date(ds)
     if newest is None:
         return []
     oldest = newest.replace(year=newest.year - RECENT_YEARS)
-    bundle = from_dataset(ds)
+    bundle = facts.bundle
     table = facts.estimates
     rows = []
     for gid in sorted(ds.prices):

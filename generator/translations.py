@@ -1,6 +1,7 @@
 """Translation coverage: per language and per kind of text, what is missing or stale."""
 from __future__ import annotations
 
+from .kinds import kind_of as registry_kind_of
 from .model import Dataset, digest
 from .schema import TRANSLATED_LANGS
 from .text import yaml_str
@@ -8,7 +9,8 @@ from .validate import all_records
 
 
 def kind_of(relpath: str) -> str:
-    return relpath.split("/", 1)[0].removesuffix(".yaml")  # gpus, revisions, personas, ui
+    """The name coverage rows use for a file's kind: its Dataset attribute (gpus, personas, ...)."""
+    return registry_kind_of(relpath).attr
 
 
 def coverage(ds: Dataset) -> dict:

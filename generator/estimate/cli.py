@@ -163,9 +163,9 @@ def _text(r: dict) -> str:
 
 
 def run(args) -> int:
-    from ..derive import published_estimates
+    from ..derive import derive
     from ..validate import load_dataset
-    from . import from_dataset, training_relative_only
+    from . import training_relative_only
     from .engine import EstimateError, estimate
 
     ds, problems = load_dataset(Path(args.data))
@@ -175,11 +175,12 @@ def run(args) -> int:
             print(p, file=sys.stderr)
         print(f"{len(errors)} error(s) in {args.data}; nothing was estimated.", file=sys.stderr)
         return 1
-    bundle = from_dataset(ds, Path(args.data))
+    facts = derive(ds)
+    bundle = facts.bundle
 
     def published(_bundle, reference=None):
         """The fitted constants and error table, from the build's cache when the data is unchanged."""
-        table = dict(published_estimates(ds))
+        table = dict(facts.estimates)
         if reference:
             table["reference"] = bundle.gpus[reference]
         return table
