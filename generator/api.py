@@ -203,23 +203,30 @@ def single(result: dict) -> dict:
     return {"schema_version": SCHEMA_VERSION, "generated_at": generated_at(), "result": result}
 
 
+CLIENT_DROPS = ("notes", "sources", "discrepancies")
+# the picker reads its views, the decision tree its tree, the advice diff the advice in force
+CLIENT_REVISION_KEYS = ("date", "kind", "decision_tree", "advice_in_force", "avoid")
+
+
 def client_data(ds: Dataset) -> dict:
     """What the calculators and pickers read in the browser (window.WG_DATA)."""
     from .derive import derive
 
     facts = derive(ds)
+    revisions = revisions_result(ds)
     return {
         "schema_version": SCHEMA_VERSION,
-        "gpus": gpus_result(ds),
-        "revisions": revisions_result(ds),
+        # what the pages' scripts use of each card (notes and sources stay in the API)
+        "gpus": [{k: v for k, v in g.items() if k not in CLIENT_DROPS} for g in gpus_result(ds)],
+        "revisions": [{k: v for k, v in r.items() if k in CLIENT_REVISION_KEYS} for r in revisions],
         "personas": [p["id"] for p in personas_result(ds)],
         # architectures for the large-model calculator (sources stay in the API: the page needs none)
         "models": [{k: v for k, v in m.items() if k not in ("sources", "notes")} for m in models_result(ds)],
         # fitted constants, measured errors and the reference card: what estimate.mjs takes as `table`
         "estimates": facts.estimates,
-        # dated prices of today (newest street, used and cloud observation per card)
-        "prices_today": {r.gpu: {"street": r.new.usd if r.new else None, "used": r.used.usd if r.used else None,
-                                 "cloud_hourly": r.cloud.usd if r.cloud else None} for r in facts.today},
+        # what the picker applies for each revision, and today's cards (generator/picker.py, today.py)
+        "picker": facts.picker_views,
+        "today": facts.today_client,
     }
 
 

@@ -260,21 +260,15 @@ def spec_score(gpu: dict, order: list[str], weights: list[float]):
     return math.exp(log)
 
 
-def pick_price(gpu: dict, prices, basis: str):
-    street = used = None
-    for p in prices:
-        if p.get("gpu") != gpu.get("id"):
-            continue
-        if p.get("kind") == "used":
-            used = p
-        elif p.get("kind") in ("street", "launch"):
-            street = p
-    if basis == "used" and used:
-        return {"usd": used["usd"], "source": "used"}
-    if street:
-        return {"usd": street["usd"], "source": street["kind"]}
+def view_price(gpu: dict, view: dict, basis: str):
+    """The price a view gives a card: its quote for the basis ("used" falls back to "new"), else
+    the card's launch price. The quotes come from the build (generator/picker.py)."""
+    q = ((view or {}).get("quotes") or {}).get(gpu.get("id")) or {}
+    chosen = (q.get("used") if basis == "used" else None) or q.get("new")
+    if chosen:
+        return {"usd": chosen[0], "source": chosen[1], "date": chosen[2]}
     launch = _pos(gpu.get("launch_price_usd"))
-    return {"usd": launch, "source": "catalogue"} if launch is not None else None
+    return {"usd": launch, "source": "catalogue", "date": None} if launch is not None else None
 
 
 def revision_by_date(data: dict, date):
@@ -288,50 +282,66 @@ def _iso(x) -> str:
     return x[:10] if isinstance(x, str) else (x.isoformat()[:10] if hasattr(x, "isoformat") else "")
 
 
-def rank_gpus(data: dict, v: dict):
-    rev = revision_by_date(data, v.get("revision"))
-    if rev is None:
-        return None
-    gpus = [g for g in data.get("gpus") or [] if isinstance(g, dict) and isinstance(g.get("id"), str)]
-    tables = rev.get("relative_performance") or []
-    table = None
-    for w in WORKLOAD_TABLES[v["workload"]]:
-        table = next((t for t in tables if t.get("workload") == w), None)
-        if table:
-            break
-    network = WORKLOAD_NETWORK[v["workload"]]
-    prio = next((p for p in rev.get("priorities") or [] if p.get("network") == network), None)
-    order = list(prio["order"]) if prio else list(DEFAULT_ORDER)
-    weights = order_weights(order)
+def _reference(gpus, table, view, advised, order, weights, date):
+    """The card performance is relative to: the table's reference, the advice's best overall card,
+    its first recommended card for the workload, else the best-scoring card released by then."""
     by_id = {g["id"]: g for g in gpus}
-
-    ref = {"id": None, "score": None}
-
-    def try_ref(gid) -> bool:
+    first = next((a["gpu"] for a in advised if a["role"] == "recommended"), None)
+    for gid in ((table or {}).get("reference"), view.get("best"), first):
         g = by_id.get(gid)
         s = spec_score(g, order, weights) if g else None
         if s is not None:
-            ref.update(id=gid, score=s)
-            return True
-        return False
+            return gid, s
+    ref = (None, None)
+    for g in gpus:
+        if _iso(g.get("release_date")) > date:
+            continue
+        s = spec_score(g, order, weights)
+        if s is not None and (ref[1] is None or s > ref[1]):
+            ref = (g["id"], s)
+    return ref
 
-    if not (table and try_ref(table.get("reference"))):
-        best = (rev.get("recommendations") or {}).get("best-overall")
-        if not (best and best.get("gpus") and try_ref(best["gpus"][0])):
-            by = _iso(rev.get("date"))
-            for g in gpus:
-                if _iso(g.get("release_date")) > by:
-                    continue
-                s = spec_score(g, order, weights)
-                if s is not None and (ref["score"] is None or s > ref["score"]):
-                    ref.update(id=g["id"], score=s)
 
+ROLE_RANK = {"recommended": 0, "alternative": 1}
+
+
+def _skipped() -> dict:
+    return {"tooNew": 0, "noPrice": 0, "tooSmall": 0, "overBudget": 0, "noPerf": 0}
+
+
+def _pick_table(view: dict, workload: str):
+    for w in WORKLOAD_TABLES[workload]:
+        table = next((t for t in view.get("tables") or [] if t.get("workload") == w), None)
+        if table:
+            return table
+    return None
+
+
+def rank_gpus(data: dict, v: dict):
+    """Cards that fit the memory and the budget, in the view of one revision: the cards it advised
+    first (recommended, then alternatives), then the others; within each, by performance per
+    dollar; cards it advised against, or of a vendor it advised against, last and flagged.
+    Performance is the revision's own figure where its tables have one, else a spec-based estimate
+    that follows its priority order, relative to the same reference card."""
+    if v.get("revision") == "today":
+        return rank_today(data, v)
+    rev = revision_by_date(data, v.get("revision"))
+    if rev is None:
+        return None
     date = _iso(rev.get("date"))
-    avoid = set(rev.get("avoid") or [])
-    prices = rev.get("prices") or []
+    view = ((data or {}).get("picker") or {}).get(date) or {}
+    gpus = [g for g in data.get("gpus") or [] if isinstance(g, dict) and isinstance(g.get("id"), str)]
+    table = _pick_table(view, v["workload"])
+    network = WORKLOAD_NETWORK[v["workload"]]
+    prio = next((p for p in view.get("priorities") or [] if p.get("network") == network), None)
+    order = list(prio["order"]) if prio else list(DEFAULT_ORDER)
+    weights = order_weights(order)
+    advised_list = (view.get("advised") or {}).get(v["workload"]) or []
+    ref_id, ref_score = _reference(gpus, table, view, advised_list, order, weights, date)
+    advised = {a["gpu"]: a for a in advised_list}
+    avoid, avoid_vendors = set(view.get("avoid") or []), set(view.get("avoid_vendors") or [])
     values = (table or {}).get("values") or {}
-    rows = []
-    skipped = {"tooNew": 0, "noPrice": 0, "tooSmall": 0, "overBudget": 0, "noPerf": 0}
+    rows, skipped = [], _skipped()
     for g in gpus:
         if _iso(g.get("release_date")) > date:
             skipped["tooNew"] += 1
@@ -340,7 +350,8 @@ def rank_gpus(data: dict, v: dict):
         if not (isinstance(mem, (int, float)) and mem >= v["memory"]):
             skipped["tooSmall"] += 1
             continue
-        price = pick_price(g, prices, v["prices"])
+        a = advised.get(g["id"])
+        price = view_price(g, view, "used" if v["prices"] == "used" or (a and a["used"]) else "new")
         if price is None:
             skipped["noPrice"] += 1
             continue
@@ -350,17 +361,57 @@ def rank_gpus(data: dict, v: dict):
         if g["id"] in values:
             perf, source = values[g["id"]], "revision"
         else:
-            s = spec_score(g, order, weights) if ref["score"] else None
+            s = spec_score(g, order, weights) if ref_score else None
             if s is None:
                 skipped["noPerf"] += 1
                 continue
-            perf, source = s / ref["score"], "estimate"
+            perf, source = s / ref_score, "estimate"
+        flag = "avoid" if g["id"] in avoid else ("vendor" if g.get("vendor") in avoid_vendors else None)
         rows.append({"id": g["id"], "name": g.get("name"), "memory_gb": mem, "price": price["usd"],
-                     "priceSource": price["source"], "perf": perf, "perfSource": source,
-                     "value": perf / price["usd"] * 1000, "avoided": g["id"] in avoid})
+                     "priceSource": price["source"], "priceDate": price["date"], "perf": perf, "perfSource": source,
+                     "value": perf / price["usd"] * 1000, "flag": flag, "avoided": flag is not None,
+                     "advised": a["role"] if a else None, "advisedUsed": bool(a and a["used"]),
+                     "personas": list(a["personas"]) if a else []})
+    rows.sort(key=lambda r: (r["flag"] is not None, ROLE_RANK.get(r["advised"], 2), -r["value"], -r["perf"], r["id"]))
+    return {"mode": "revision", "revision": date, "table": table.get("workload") if table else None,
+            "reference": ref_id, "order": order, "weights": weights, "advisedFrom": view.get("advised_from"),
+            "rows": rows, "skipped": skipped}
+
+
+def rank_today(data: dict, v: dict):
+    """Today's cards that fit the memory and the budget, by the estimation model's figure per
+    dollar at dated prices: relative training throughput for the training workloads, decode
+    tokens per second of the reference model for LLM inference. New prices, or used ones (a card
+    without a used price keeps its new price). The site's computation, never a revision's advice."""
+    today = (data or {}).get("today") or {}
+    names = {g["id"]: g.get("name") for g in (data or {}).get("gpus") or [] if isinstance(g, dict)}
+    metric = "decode" if v["workload"] == "llm-inference" else "training"
+    rows, skipped = [], _skipped()
+    for r in today.get("rows") or []:
+        mem = r.get("memory_gb")
+        if not (isinstance(mem, (int, float)) and mem >= v["memory"]):
+            skipped["tooSmall"] += 1
+            continue
+        used = v["prices"] == "used" and r.get("used")
+        chosen, kind = (r["used"], "observed-used") if used else (r.get("new"), "observed-new")
+        if not chosen:
+            skipped["noPrice"] += 1
+            continue
+        if chosen[0] > v["budget"]:
+            skipped["overBudget"] += 1
+            continue
+        perf = _pos(r.get(metric))
+        if perf is None:
+            skipped["noPerf"] += 1
+            continue
+        rows.append({"id": r["gpu"], "name": names.get(r["gpu"]) or r["gpu"], "memory_gb": mem, "price": chosen[0],
+                     "priceSource": kind, "priceDate": chosen[1], "perf": perf, "perfSource": "model",
+                     "value": perf / chosen[0] * 1000, "flag": None, "avoided": False,
+                     "advised": None, "advisedUsed": False, "personas": []})
     rows.sort(key=lambda r: (-r["value"], -r["perf"], r["id"]))
-    return {"revision": _iso(rev.get("date")), "table": table.get("workload") if table else None,
-            "reference": ref["id"], "order": order, "weights": weights, "rows": rows, "skipped": skipped}
+    return {"mode": "today", "revision": "today", "metric": metric, "newest": today.get("newest"),
+            "model": today.get("model"), "error": (today.get("errors") or {}).get(metric),
+            "reference": today.get("reference"), "rows": rows, "skipped": skipped}
 
 
 # ------------------------------------------------------------------ decision tree (2023)
@@ -445,7 +496,7 @@ def run(name: str, raw: dict | None, lang: str = "en", data: dict | None = None)
     if name == "picker":
         data = data or {"gpus": [], "revisions": []}
         values, errors = _parse_all(raw, PICKER_FIELDS, lang)
-        dates = [_iso(r.get("date")) for r in data.get("revisions") or []]
+        dates = [_iso(r.get("date")) for r in data.get("revisions") or []] + (["today"] if data.get("today") else [])
         rev = "" if raw.get("revision") is None else str(raw.get("revision")).strip()
         if rev and rev not in dates:
             errors["revision"] = {"key": "calc.err.choice", "params": {}}

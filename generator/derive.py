@@ -29,22 +29,28 @@ class Price:
     source: str  # the kind the revision quoted (launch, street, used) or "catalogue" (the GPU's launch price)
 
 
-def revision_price(rev: Record, gpu: Record, basis: str = "new") -> Price | None:
-    """The one price rule: the price a revision gives a card.
+def revision_quote(prices, gid: str, basis: str = "new") -> dict | None:
+    """The one price rule, on a revision's list of quotes: the quote it gives a card.
 
-    ``basis`` "new": the revision's last street or launch quote for the card; "used": its last used
-    quote, else as "new"; "quoted": its last purchase quote of any kind (what the revision itself
-    priced the card at, for its charts). A card the revision does not price gets its catalogue
-    launch price. Cloud prices per hour are never a purchase price."""
+    ``basis`` "new": the last street or launch quote for the card; "used": the last used quote,
+    else as "new"; "quoted": the last purchase quote of any kind (what the revision itself priced
+    the card at, for its charts). Cloud prices per hour are never a purchase price. None when the
+    revision does not price the card."""
     last_new = last_used = last_any = None
-    for p in rev.get("prices") or ():
-        if p["gpu"] != gpu.id:
+    for p in prices or ():
+        if p["gpu"] != gid:
             continue
         if p["kind"] == "used":
             last_used = last_any = p
         elif p["kind"] in PURCHASE:
             last_new = last_any = p
-    chosen = last_any if basis == "quoted" else (last_used if basis == "used" and last_used else last_new)
+    return last_any if basis == "quoted" else (last_used if basis == "used" and last_used else last_new)
+
+
+def revision_price(rev: Record, gpu: Record, basis: str = "new") -> Price | None:
+    """The price a revision gives a card (:func:`revision_quote`); a card the revision does not
+    price gets its catalogue launch price."""
+    chosen = revision_quote(rev.get("prices"), gpu.id, basis)
     if chosen is not None:
         return Price(chosen["usd"], chosen["kind"])
     launch = gpu.get("launch_price_usd")
@@ -177,6 +183,23 @@ class Derived:
         from .today import today_rows
 
         return today_rows(self.ds, self)
+
+    @functools.cached_property
+    def picker_views(self) -> dict[str, dict]:
+        """revision date -> what the picker applies for it (see :mod:`generator.picker`)."""
+        from .api import gpus_result, revisions_result
+        from .picker import picker_views
+
+        history = {gid: [[o.date.isoformat(), o.kind, o.usd] for o in observations(self.ds, gid) if o.kind in ("street", "used")]
+                   for gid in self.ds.prices}
+        return picker_views({"gpus": gpus_result(self.ds), "revisions": revisions_result(self.ds), "price_history": history})
+
+    @functools.cached_property
+    def today_client(self) -> dict:
+        """Today's cards as the picker's "today" mode reads them."""
+        from .today import client_today
+
+        return client_today(self.ds, self)
 
     @functools.cached_property
     def bundle(self):

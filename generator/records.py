@@ -5,6 +5,7 @@ Each rule is a function ``rule(record, ctx, keypath)`` that reports through ``ct
 """
 from __future__ import annotations
 
+from .picker import WORKLOADS as PICKER_WORKLOADS
 from .schema import (
     AVOID_CLASSES,
     CHANGE_TYPES,
@@ -199,6 +200,9 @@ TREE_LEAF = Record({
     "share": F(List(Number(maximum=100), min_items=1), required=False,
                doc="for a mix of cards: the percentage of each entry of gpus, in order"),
     "used": F(Bool(), required=False, doc="the advice is to buy these used"),
+    "workloads": F(List(Enum(PICKER_WORKLOADS), min_items=1, unique=True), required=False,
+                   doc="the picker's workloads this leaf answers for an individual buyer (cnn, rnn, transformer, "
+                       "llm-inference); the picker ranks the cards of the tagged leaves first, in the tree's order"),
     "note": F(Text(max_len=600), required=False),
 })
 
@@ -213,7 +217,13 @@ def rule_share_matches_gpus(leaf, ctx, kp):
         ctx.err(kp + ("share",), f"{len(share)} shares for {len(leaf.get('gpus') or [])} GPUs; give one percentage per GPU")
 
 
-TREE_LEAF.rules = (rule_share_matches_gpus,)
+def rule_workloads_need_gpus(leaf, ctx, kp):
+    if leaf.get("workloads") and not leaf.get("gpus"):
+        ctx.err(kp + ("workloads",), "workloads on a leaf that names no GPU: the picker would have no card to rank; "
+                "drop workloads or list the cards")
+
+
+TREE_LEAF.rules = (rule_share_matches_gpus, rule_workloads_need_gpus)
 
 TREE_QUESTION = Record({
     "question": F(Text(max_len=300)),

@@ -85,3 +85,30 @@ def today_rows(ds, facts) -> list[TodayRow]:
                              training, decode, per,
                              round(buy.usd / cloud.usd, 1) if buy and cloud else None))
     return rows
+
+
+def client_today(ds, facts) -> dict:
+    """Today's cards as the picker's "today" mode reads them: per card the usable memory, the newest
+    new and used price with its date, the relative training throughput and the decode speed of the
+    first inference model; with the measured error of each figure and the newest price date."""
+    errors = (facts.estimates or {}).get("errors") or {}
+    key, model, _weights, runtime = INFERENCE_MODELS[0]
+    newest = newest_date(ds)
+
+    def dated(o):
+        return [o.usd, o.date.isoformat()] if o else None
+
+    def err(metric, group):
+        e = (errors.get(metric) or {}).get(group) or {}
+        return {"median_pct": e.get("median_pct"), "p90_pct": e.get("p90_pct"), "count": e.get("count")} if e else None
+
+    return {
+        "newest": newest.isoformat() if newest else None,
+        "model": model,
+        "reference": ((facts.estimates or {}).get("reference") or {}).get("id"),
+        "errors": {"training": err("training_relative", "all"), "decode": err("decode_tokens_per_s", runtime)},
+        "rows": [{"gpu": r.gpu, "memory_gb": r.memory_gb, "new": dated(r.new), "used": dated(r.used),
+                  "training": round(r.training, 4) if r.training else None,
+                  "decode": round(r.decode.get(key), 2) if r.decode.get(key) else None}
+                 for r in facts.today if r.new or r.used],
+    }

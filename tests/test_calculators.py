@@ -310,3 +310,14 @@ def test_widgets_embed_twice_on_one_page(tmp_path):
     ids = re.findall(r'\bid="([^"]+)"', html)
     assert len(ids) == len(set(ids)) and len(ids) > 10
     assert 'data-wg-prefix="a_"' in html and 'data-wg-prefix="b_"' in html
+
+
+def test_fixture_views_are_what_the_build_computes():
+    """The picker's golden cases read views the build computes; the fixture's copy must be the
+    builder's output for the fixture's revisions (rewrite it with tests/fixtures/update_picker_views.py)."""
+    import json as _json
+
+    from generator.picker import picker_views
+
+    doc = _json.loads((ROOT / "tests" / "fixtures" / "calculators.json").read_text(encoding="utf-8"))
+    assert _json.loads(_json.dumps(picker_views(doc["data"]))) == doc["data"]["picker"]

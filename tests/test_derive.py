@@ -141,3 +141,57 @@ def test_published_error_figures_are_what_the_model_gives(shipped):
     import json
 
     assert json.loads(json.dumps(fresh)) == facts.estimates["errors"]
+
+
+def _pick(ds, **raw):
+    from generator import calc
+    from generator.api import client_data
+
+    data = client_data(ds)
+    out = calc.run("picker", {"memory": "8", "prices": "new", **raw}, data=data)
+    assert out["errors"] == {}, out["errors"]
+    return out["result"]
+
+
+def test_picker_follows_the_revision_it_applies(shipped):
+    """The newest advice tells an individual who trains transformers to buy an RTX 4090, or a used
+    RTX 3090 or 3090 Ti when the 4090 is out of reach: the picker ranks those first, priced used at
+    the dated observation nearest the revision, and names no AMD card above them."""
+    latest = shipped.latest.id
+    low = _pick(shipped, workload="transformer", memory="24", budget="1500", revision=latest)
+    assert low["advisedFrom"] == "tree"
+    first = low["rows"][0]
+    assert first["id"] in ("rtx-3090", "rtx-3090-ti"), [r["id"] for r in low["rows"][:5]]
+    assert first["advised"] == "alternative" and first["advisedUsed"] and first["priceSource"] == "observed"
+    assert first["priceDate"] and first["price"] < 1499
+    assert {r["id"] for r in low["rows"][:2]} == {"rtx-3090", "rtx-3090-ti"}
+    high = _pick(shipped, workload="transformer", memory="24", budget="2000", revision=latest)
+    assert high["rows"][0]["id"] == "rtx-4090" and high["rows"][0]["advised"] == "recommended"
+    assert high["reference"] == "rtx-4090"
+
+
+def test_picker_flags_what_the_revision_advised_against(shipped):
+    """2020-09-07 advised against AMD cards and the Titans: none of them is ranked above a card it
+    did not advise against, and each carries its flag."""
+    result = _pick(shipped, workload="cnn", memory="8", budget="3000", revision="2020-09-07")
+    flags = [r["flag"] for r in result["rows"]]
+    assert "vendor" in flags and "avoid" in flags
+    first_flag = flags.index(next(f for f in flags if f))
+    assert all(f is None for f in flags[:first_flag]) and all(f for f in flags[first_flag:])
+    # the cards it advised come before the ones it did not name
+    roles = [r["advised"] for r in result["rows"] if not r["flag"]]
+    assert roles[0] == "recommended" and None in roles
+    assert roles.index(None) > max(i for i, r in enumerate(roles) if r == "recommended")
+
+
+def test_picker_today_mode_is_the_models_figure_at_dated_prices(shipped):
+    result = _pick(shipped, workload="llm-inference", memory="16", budget="2000", revision="today")
+    assert result["mode"] == "today" and result["metric"] == "decode"
+    assert result["error"]["median_pct"] > 0 and result["error"]["p90_pct"] >= result["error"]["median_pct"]
+    rows = result["rows"]
+    assert rows and all(r["priceSource"] == "observed-new" and r["priceDate"] for r in rows)
+    assert all(r["memory_gb"] >= 16 and r["price"] <= 2000 for r in rows)
+    values = [r["value"] for r in rows]
+    assert values == sorted(values, reverse=True)
+    newest = dt.date.fromisoformat(result["newest"])
+    assert all(dt.date.fromisoformat(r["priceDate"]) <= newest for r in rows)

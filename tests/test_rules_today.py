@@ -49,6 +49,22 @@ results:
     value: 1200
 """
 
+TREE_TEXT = """date: 2023-01-16
+url: https://example.org/2023/01/16/advice/
+kind: full
+sources:
+  - https://example.org/2023/01/16/advice/
+summary: A fixture revision with a decision tree.
+decision_tree:
+  question: Will you train transformers?
+  if_yes:
+    gpus: [rtx-2070]
+    workloads: [transformer]
+  if_no:
+    gpus: []
+    note: Rent.
+"""
+
 PRICE_TEXT = """observations:
   - kind: used
     usd: 250
@@ -179,6 +195,13 @@ CASES = {
         lambda t: t.write(PRICE, PRICE_TEXT),
         lambda t: t.write("prices/rtx-2071.yaml", PRICE_TEXT),
         "data/prices/rtx-2071.yaml:1: prices/ files are named after a gpu id; 'rtx-2071' is not one; did you mean 'rtx-2070'?",
+    ),
+    "tree_workloads_need_a_card": (
+        lambda t: t.write("revisions/2023-01-16.yaml", TREE_TEXT),
+        lambda t: t.write("revisions/2023-01-16.yaml",
+                          TREE_TEXT.replace("    note: Rent.", "    note: Rent.\n    workloads: [cnn]")),
+        "data/revisions/2023-01-16.yaml:15: decision_tree.if_no.workloads: workloads on a leaf that names no GPU: "
+        "the picker would have no card to rank; drop workloads or list the cards",
     ),
     "used_price_far_above_launch_is_reported": (
         lambda t: t.write(PRICE, PRICE_TEXT),

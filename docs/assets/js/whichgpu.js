@@ -33,34 +33,11 @@
   const jsonAttr = (node, name) => { try { return JSON.parse(node.getAttribute(name) || "{}"); } catch (e) { return {}; } };
 
   /* ---------------------------------------------------------------- the advice through time */
-  function adviceStates(revisions) {
-    const out = new Map();
-    let state = {};
-    for (const rev of revisions) {
-      const recs = rev.recommendations || {};
-      if (rev.kind === "full") {
-        state = {};
-        for (const [p, r] of Object.entries(recs)) state[p] = { gpus: [...r.gpus], known: r.known || "source" };
-      } else {
-        const next = {};
-        for (const [p, s] of Object.entries(state)) next[p] = { gpus: [...s.gpus], known: "derived" };
-        state = next;
-        for (const [p, r] of Object.entries(recs)) state[p] = { gpus: [...r.gpus], known: r.known || "source" };
-        for (const c of rev.changes || []) {
-          if (!c.persona || !c.gpu) continue;
-          const e = state[c.persona] || (state[c.persona] = { gpus: [], known: "derived" });
-          if (c.type === "recommendation-added" && !e.gpus.includes(c.gpu)) e.gpus.push(c.gpu);
-          else if (c.type === "recommendation-removed") e.gpus = e.gpus.filter((g) => g !== c.gpu);
-        }
-      }
-      out.set(rev.date, state);
-    }
-    return out;
-  }
-
+  // The advice in force on each date (including what update revisions only record as changes)
+  // is derived once, at build time: each revision of the data file carries it as advice_in_force.
   function diffAdvice(revisions, personaOrder, a, b) {
-    const states = adviceStates(revisions);
-    const sa = states.get(a) || {}, sb = states.get(b) || {};
+    const ra = revisions.find((r) => r.date === a) || {}, rb = revisions.find((r) => r.date === b) || {};
+    const sa = ra.advice_in_force || {}, sb = rb.advice_in_force || {};
     const ids = [...new Set([...Object.keys(sa), ...Object.keys(sb)])];
     const rank = (p) => { const i = personaOrder.indexOf(p); return i < 0 ? personaOrder.length : i; };
     ids.sort((x, y) => rank(x) - rank(y));
@@ -71,11 +48,10 @@
       rows.push({ persona: p, removed: before.filter((g) => !after.includes(g)), added: after.filter((g) => !before.includes(g)),
                   status: !sa[p] ? "new" : !sb[p] ? "dropped" : "changed" });
     }
-    const ra = revisions.find((r) => r.date === a) || {}, rb = revisions.find((r) => r.date === b) || {};
     const avoidA = ra.avoid || [], avoidB = rb.avoid || [];
     return { rows, avoidAdded: avoidB.filter((g) => !avoidA.includes(g)), avoidRemoved: avoidA.filter((g) => !avoidB.includes(g)) };
   }
-  window.WG = Object.assign(window.WG || {}, { adviceStates, diffAdvice, loadData });
+  window.WG = Object.assign(window.WG || {}, { diffAdvice, loadData });
 
   /* ---------------------------------------------------------------- catalogue */
   function initCatalogue(root) {

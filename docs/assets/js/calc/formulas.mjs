@@ -246,26 +246,15 @@ export function specScore(gpu, order, weights) {
   return Math.exp(log);
 }
 
-/** A revision's quoted prices by GPU id: the last "used" and the last "street" or "launch" entry. */
-export function priceIndex(prices) {
-  const index = new Map();
-  for (const p of prices || []) {
-    let e = index.get(p.gpu);
-    if (!e) index.set(p.gpu, (e = { street: null, used: null }));
-    if (p.kind === "used") e.used = p;
-    else if (p.kind === "street" || p.kind === "launch") e.street = p;
-  }
-  return index;
-}
-
-/** The price a revision's view gives a GPU: its quoted prices first, the launch price otherwise. */
-export function pickPrice(gpu, index, basis) {
-  const e = index.get(gpu.id);
-  if (e) {
-    if (basis === "used" && e.used) return { usd: e.used.usd, source: "used" };
-    if (e.street) return { usd: e.street.usd, source: e.street.kind };
-  }
-  if (typeof gpu.launch_price_usd === "number" && gpu.launch_price_usd > 0) return { usd: gpu.launch_price_usd, source: "catalogue" };
+/**
+ * The price a view gives a card: its quote for the basis ("used" falls back to "new"), else the
+ * card's launch price. The quotes come from the build (generator/picker.py).
+ */
+export function viewPrice(gpu, view, basis) {
+  const q = ((view && view.quotes) || {})[gpu.id] || {};
+  const chosen = (basis === "used" ? q.used : null) || q.new;
+  if (chosen) return { usd: chosen[0], source: chosen[1], date: chosen[2] };
+  if (typeof gpu.launch_price_usd === "number" && gpu.launch_price_usd > 0) return { usd: gpu.launch_price_usd, source: "catalogue", date: null };
   return null;
 }
 
@@ -279,80 +268,116 @@ function isoDate(x) {
   return typeof x === "string" ? x.slice(0, 10) : "";
 }
 
+/** The reference card: the table's, the advice's best overall, its first recommended card, else the best-scoring card released by then. */
+function referenceCard(gpus, table, view, advised, order, weights, date) {
+  const first = (advised.find((a) => a.role === "recommended") || {}).gpu;
+  for (const id of [table && table.reference, view.best, first]) {
+    const g = id ? gpus.find((x) => x.id === id) : null;
+    const s = g ? specScore(g, order, weights) : null;
+    if (s !== null) return { id, score: s };
+  }
+  let ref = { id: null, score: null };
+  for (const g of gpus) {
+    if (isoDate(g.release_date) > date) continue;
+    const s = specScore(g, order, weights);
+    if (s !== null && (ref.score === null || s > ref.score)) ref = { id: g.id, score: s };
+  }
+  return ref;
+}
+
+const ROLE_RANK = { recommended: 0, alternative: 1 };
+const skippedCounts = () => ({ tooNew: 0, noPrice: 0, tooSmall: 0, overBudget: 0, noPerf: 0 });
+const cmpId = (x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0);
+
 /**
- * GPUs that fit the memory and the budget, ranked by performance per dollar in the view of one
- * revision. Performance is the revision's relative figure where it has one ("revision"), else a
- * spec-based estimate that follows the revision's priority order ("estimate"), scaled to the same
- * reference card.
+ * Cards that fit the memory and the budget, in the view of one revision: the cards it advised
+ * first (recommended, then alternatives), then the others; within each, by performance per
+ * dollar; cards it advised against, or of a vendor it advised against, last and flagged.
+ * Performance is the revision's own figure where its tables have one ("revision"), else a
+ * spec-based estimate that follows its priority order ("estimate"), relative to the same card.
  */
 export function rankGpus(data, v) {
+  if (v.revision === "today") return rankToday(data, v);
   const rev = revisionByDate(data, v.revision);
   if (!rev) return null;
+  const date = isoDate(rev.date);
+  const view = ((data && data.picker) || {})[date] || {};
   const gpus = (data.gpus || []).filter((g) => g && typeof g.id === "string");
-  const tables = rev.relative_performance || [];
   let table = null;
   for (const w of WORKLOAD_TABLES[v.workload]) {
-    table = tables.find((t) => t.workload === w) || null;
+    table = (view.tables || []).find((t) => t.workload === w) || null;
     if (table) break;
   }
   const network = WORKLOAD_NETWORK[v.workload];
-  const prio = (rev.priorities || []).find((p) => p.network === network);
+  const prio = (view.priorities || []).find((p) => p.network === network);
   const order = prio ? prio.order.slice() : DEFAULT_ORDER.slice();
   const weights = orderWeights(order);
-  const scores = new Array(gpus.length);
-  const scoreAt = (i) => (scores[i] === undefined ? (scores[i] = specScore(gpus[i], order, weights)) : scores[i]);
-
-  let refId = null, refScore = null;
-  const tryRef = (id) => {
-    const i = gpus.findIndex((g) => g.id === id);
-    const s = i >= 0 ? scoreAt(i) : null;
-    if (s !== null) { refId = id; refScore = s; return true; }
-    return false;
-  };
-  if (!(table && tryRef(table.reference))) {
-    const best = rev.recommendations && rev.recommendations["best-overall"];
-    if (!(best && best.gpus && best.gpus.length && tryRef(best.gpus[0]))) {
-      const by = isoDate(rev.date);
-      for (let i = 0; i < gpus.length; i++) {
-        if (isoDate(gpus[i].release_date) > by) continue;
-        const s = scoreAt(i);
-        if (s !== null && (refScore === null || s > refScore)) { refId = gpus[i].id; refScore = s; }
-      }
-    }
-  }
-
-  const date = isoDate(rev.date);
-  const avoid = new Set(rev.avoid || []);
-  const prices = priceIndex(rev.prices);
+  const advisedList = (view.advised || {})[v.workload] || [];
+  const ref = referenceCard(gpus, table, view, advisedList, order, weights, date);
+  const advised = new Map(advisedList.map((a) => [a.gpu, a]));
+  const avoid = new Set(view.avoid || []), avoidVendors = new Set(view.avoid_vendors || []);
   const values = table ? table.values : {};
-  const rows = [];
-  let tooNew = 0, noPrice = 0, tooSmall = 0, overBudget = 0, noPerf = 0;
-  for (let i = 0; i < gpus.length; i++) {
-    const g = gpus[i];
-    if (isoDate(g.release_date) > date) { tooNew++; continue; }
-    if (!(g.memory_gb >= v.memory)) { tooSmall++; continue; }
-    const price = pickPrice(g, prices, v.prices);
-    if (!price) { noPrice++; continue; }
-    if (price.usd > v.budget) { overBudget++; continue; }
+  const rows = [], skipped = skippedCounts();
+  for (const g of gpus) {
+    if (isoDate(g.release_date) > date) { skipped.tooNew++; continue; }
+    if (!(g.memory_gb >= v.memory)) { skipped.tooSmall++; continue; }
+    const a = advised.get(g.id) || null;
+    const price = viewPrice(g, view, v.prices === "used" || (a && a.used) ? "used" : "new");
+    if (!price) { skipped.noPrice++; continue; }
+    if (price.usd > v.budget) { skipped.overBudget++; continue; }
     let perf, source;
     if (Object.prototype.hasOwnProperty.call(values, g.id)) {
       perf = values[g.id];
       source = "revision";
     } else {
-      const s = refScore ? scoreAt(i) : null;
-      if (s === null) { noPerf++; continue; }
-      perf = s / refScore;
+      const s = ref.score ? specScore(g, order, weights) : null;
+      if (s === null) { skipped.noPerf++; continue; }
+      perf = s / ref.score;
       source = "estimate";
     }
+    const flag = avoid.has(g.id) ? "avoid" : avoidVendors.has(g.vendor) ? "vendor" : null;
     rows.push({
-      id: g.id, name: g.name, memory_gb: g.memory_gb, price: price.usd, priceSource: price.source,
-      perf, perfSource: source, value: (perf / price.usd) * 1000, avoided: avoid.has(g.id),
+      id: g.id, name: g.name, memory_gb: g.memory_gb, price: price.usd, priceSource: price.source, priceDate: price.date,
+      perf, perfSource: source, value: (perf / price.usd) * 1000, flag, avoided: flag !== null,
+      advised: a ? a.role : null, advisedUsed: !!(a && a.used), personas: a ? a.personas.slice() : [],
     });
   }
-  rows.sort((x, y) => y.value - x.value || y.perf - x.perf || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+  const role = (r) => (r.advised in ROLE_RANK ? ROLE_RANK[r.advised] : 2);
+  rows.sort((x, y) => (x.flag !== null) - (y.flag !== null) || role(x) - role(y) || y.value - x.value || y.perf - x.perf || cmpId(x, y));
   return {
-    revision: rev.date, table: table ? table.workload : null, reference: refId, order, weights, rows,
-    skipped: { tooNew, noPrice, tooSmall, overBudget, noPerf },
+    mode: "revision", revision: date, table: table ? table.workload : null, reference: ref.id, order, weights,
+    advisedFrom: view.advised_from || null, rows, skipped,
+  };
+}
+
+/**
+ * Today's cards that fit the memory and the budget, by the estimation model's figure per dollar at
+ * dated prices: relative training throughput for the training workloads, decode tokens per second
+ * of the reference model for LLM inference. New prices, or used ones (a card without a used price
+ * keeps its new price). The site's computation, never a revision's advice.
+ */
+export function rankToday(data, v) {
+  const today = (data && data.today) || {};
+  const names = new Map(((data && data.gpus) || []).map((g) => [g.id, g.name]));
+  const metric = v.workload === "llm-inference" ? "decode" : "training";
+  const rows = [], skipped = skippedCounts();
+  for (const r of today.rows || []) {
+    if (!(r.memory_gb >= v.memory)) { skipped.tooSmall++; continue; }
+    const used = v.prices === "used" && r.used;
+    const chosen = used ? r.used : r.new, kind = used ? "observed-used" : "observed-new";
+    if (!chosen) { skipped.noPrice++; continue; }
+    if (chosen[0] > v.budget) { skipped.overBudget++; continue; }
+    const perf = typeof r[metric] === "number" && r[metric] > 0 ? r[metric] : null;
+    if (perf === null) { skipped.noPerf++; continue; }
+    rows.push({
+      id: r.gpu, name: names.get(r.gpu) || r.gpu, memory_gb: r.memory_gb, price: chosen[0], priceSource: kind, priceDate: chosen[1],
+      perf, perfSource: "model", value: (perf / chosen[0]) * 1000, flag: null, avoided: false, advised: null, advisedUsed: false, personas: [],
+    });
+  }
+  rows.sort((x, y) => y.value - x.value || y.perf - x.perf || cmpId(x, y));
+  return {
+    mode: "today", revision: "today", metric, newest: today.newest || null, model: today.model || null,
+    error: (today.errors || {})[metric] || null, reference: today.reference || null, rows, skipped,
   };
 }
 
@@ -440,7 +465,7 @@ export function run(name, raw, opts = {}) {
   if (name === "picker") {
     const data = opts.data || { gpus: [], revisions: [] };
     const { values, errors } = parseAll(raw, PICKER_FIELDS, lang);
-    const dates = (data.revisions || []).map((r) => r.date);
+    const dates = (data.revisions || []).map((r) => r.date).concat(data.today ? ["today"] : []);
     const rev = String(raw.revision ?? "").trim();
     if (rev !== "" && !dates.includes(rev)) errors.revision = { key: "calc.err.choice", params: {} };
     values.revision = rev || null;

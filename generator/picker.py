@@ -1,0 +1,168 @@
+"""What the GPU picker applies, computed once at build time (the browser only ranks).
+
+Two modes. "What revision X advised" reads a *view* of the advice in force on that date; "today"
+reads today's cards (:mod:`generator.today`). Both are plain data, shipped in the client data file
+as ``picker`` and ``today``; ``generator/calc.py`` and ``docs/assets/js/calc/formulas.mjs`` rank
+from them.
+
+A view holds, for one revision date:
+
+- ``tables``, ``priorities``, ``avoid``, ``prices``: the newest of each given on or before that
+  date since the last full revision (an update restates only what changed);
+- ``avoid_vendors``: the vendors the advice in force tells readers not to buy;
+- ``advised``: workload -> the cards the advice names, in its own order, each ``recommended`` or
+  ``alternative`` and, where the advice says so, ``used``. A decision tree speaks through its leaves
+  tagged with ``workloads`` (leaves for organisations carry no tag and are not the picker's) when
+  it is newer than the persona list in force;
+  a persona list through the advice in force for every persona (the picker does not know which
+  persona a reader is, so it shows which ones each card was advised for);
+- ``quotes``: gpu id -> basis -> ``[usd, source, date]``: the revision's own quote (the one rule,
+  :func:`generator.derive.revision_quote`), else for a used price the dated observation nearest
+  the revision's date. A card without a quote is priced at its launch price by the ranking.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+
+WORKLOADS = ("cnn", "rnn", "transformer", "llm-inference")
+IN_FORCE = ("relative_performance", "priorities", "avoid", "vendors", "prices", "decision_tree", "recommendations")
+
+
+def _iso(x) -> str:
+    return x[:10] if isinstance(x, str) else (x.isoformat()[:10] if hasattr(x, "isoformat") else "")
+
+
+def in_force(revisions: list[dict]) -> dict[str, dict[str, tuple[str, object]]]:
+    """revision date -> field -> (date of the revision that gave it, value): the newest value on or
+    before each date since the last full revision. A revision without a ``kind`` counts as full."""
+    out: dict[str, dict[str, tuple[str, object]]] = {}
+    current: dict[str, tuple[str, object]] = {}
+    for rev in revisions:
+        date = _iso(rev.get("date"))
+        if rev.get("kind", "full") == "full":
+            current = {}
+        for field in IN_FORCE:
+            if rev.get(field):
+                current[field] = (date, rev[field])
+        out[date] = dict(current)
+    return out
+
+
+def tree_advice(tree: dict) -> dict[str, list[dict]]:
+    """workload -> the cards of the leaves tagged for it, in the tree's order (yes before no): the
+    first leaf that names cards is the recommendation, the later ones its alternatives (the tree
+    asks "can you afford X?" and falls back when the answer is no)."""
+    out: dict[str, list[dict]] = {w: [] for w in WORKLOADS}
+
+    def walk(node):
+        if not isinstance(node, dict):
+            return
+        if "question" in node:
+            walk(node.get("if_yes"))
+            walk(node.get("if_no"))
+            return
+        for w in node.get("workloads") or ():
+            if w not in out:
+                continue
+            seen = {a["gpu"] for a in out[w]}
+            role = "alternative" if out[w] else "recommended"
+            for gid in node.get("gpus") or ():
+                if gid not in seen:
+                    out[w].append({"gpu": gid, "role": role, "used": bool(node.get("used")), "personas": []})
+
+    walk(tree)
+    return out
+
+
+def persona_advice(states: dict[str, list[str]], recommendations: dict) -> list[dict]:
+    """The cards the advice in force names for any persona: recommended where a persona's own list
+    has them, alternative where only its fallbacks do; with the personas, in first-mention order."""
+    items: dict[str, dict] = {}
+    for pid, gpus in states.items():
+        for gid in gpus:
+            item = items.setdefault(gid, {"gpu": gid, "role": "recommended", "used": False, "personas": []})
+            item["role"] = "recommended"
+            if pid not in item["personas"]:
+                item["personas"].append(pid)
+        for gid in ((recommendations or {}).get(pid) or {}).get("alternatives") or ():
+            item = items.setdefault(gid, {"gpu": gid, "role": "alternative", "used": False, "personas": []})
+            if pid not in item["personas"]:
+                item["personas"].append(pid)
+    return list(items.values())
+
+
+def nearest_observation(history: list[list], kind: str, date: str):
+    """The observation of a kind nearest a date ([date, kind, usd] items); ties go to the earlier."""
+    target = _dt.date.fromisoformat(date)
+    best = None
+    for when, k, usd in history or ():
+        if k != kind:
+            continue
+        gap = abs((_dt.date.fromisoformat(when) - target).days)
+        if best is None or (gap, when) < (best[0], best[1]):
+            best = (gap, when, usd)
+    return None if best is None else [best[2], "observed", best[1]]
+
+
+def picker_views(data: dict) -> dict[str, dict]:
+    """revision date -> view. ``data``: the client data's ``gpus`` and ``revisions`` (each with
+    ``advice_in_force`` where the dataset derived it) and ``price_history`` (gpu id -> [date, kind,
+    usd] items)."""
+    from .derive import revision_quote
+
+    gpus = [g for g in data.get("gpus") or () if isinstance(g, dict) and g.get("id")]
+    history = data.get("price_history") or {}
+    revisions = data.get("revisions") or []
+    force = in_force(revisions)
+    views = {}
+    for rev in revisions:
+        date = _iso(rev.get("date"))
+        f = force[date]
+        tree_from, tree = f.get("decision_tree", (None, None))
+        recs_from, recs = f.get("recommendations", (None, None))
+        if tree is not None and (recs_from is None or tree_from > recs_from):
+            advised, source = tree_advice(tree), "tree"
+        elif recs is not None or rev.get("advice_in_force"):
+            states = {pid: st["gpus"] for pid, st in (rev.get("advice_in_force") or {}).items()} if "advice_in_force" in rev \
+                else {pid: r.get("gpus") or [] for pid, r in (recs or {}).items()}
+            items = persona_advice(states, recs)
+            advised, source = {w: items for w in WORKLOADS}, "personas"
+        else:
+            advised, source = {w: [] for w in WORKLOADS}, None
+        prices = f.get("prices", (None, []))[1]
+        quotes = {}
+        for g in gpus:
+            if _iso(g.get("release_date")) > date:
+                continue
+            entry = {}
+            new = revision_quote(prices, g["id"], "new")
+            if new:
+                entry["new"] = [new["usd"], new["kind"], f["prices"][0]]
+            used = revision_quote(prices, g["id"], "used")
+            if used and used["kind"] == "used":
+                entry["used"] = [used["usd"], "used", f["prices"][0]]
+            else:
+                seen = nearest_observation(history.get(g["id"]), "used", date)
+                if seen:
+                    entry["used"] = seen
+            if entry:
+                quotes[g["id"]] = entry
+        if source == "personas":
+            # a card the revision prices only second-hand is advised used ("buy second-hand")
+            for item in advised["cnn"]:
+                q = quotes.get(item["gpu"]) or {}
+                item["used"] = "new" not in q and (q.get("used") or [None, None])[1] == "used"
+        vendors = f.get("vendors", (None, {}))[1] or {}
+        best = ((rev.get("advice_in_force") or {}).get("best-overall") or {}).get("gpus") \
+            or ((recs or {}).get("best-overall") or {}).get("gpus") or []
+        views[date] = {
+            "tables": f.get("relative_performance", (None, []))[1],
+            "priorities": f.get("priorities", (None, []))[1],
+            "avoid": list(f.get("avoid", (None, []))[1]),
+            "avoid_vendors": sorted(v for v, e in vendors.items() if (e or {}).get("verdict") == "not-recommended"),
+            "best": best[0] if best else None,
+            "advised_from": source,
+            "advised": advised,
+            "quotes": quotes,
+        }
+    return views
