@@ -357,7 +357,8 @@ def charts_for(ds, c) -> dict[str, Markup]:
 
     Names: ``perf-price/<date>/<table>`` for each relative-performance table with priced
     GPUs, ``spec/<metric>``, ``value/<date>/<table>`` (the newest such table),
-    ``spec-value`` and ``timeline``. Charts with nothing to plot are left out.
+    ``spec-value``, ``timeline`` and ``story/<figure>`` (:mod:`generator.charts_story`). Charts with
+    nothing to plot are left out.
     """
     out: dict[str, Markup] = {}
     for rev in ds.revisions:
@@ -378,4 +379,10 @@ def charts_for(ds, c) -> dict[str, Markup]:
     fig = timeline_chart(ds, c)
     if fig is not None:
         out["timeline"] = fig
+    from .charts_story import STORY, story_chart
+
+    for key in STORY:
+        fig = story_chart(ds, c, key)
+        if fig is not None:
+            out[f"story/{key}"] = fig
     return out

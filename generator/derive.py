@@ -195,6 +195,56 @@ class Derived:
         return picker_views({"gpus": gpus_result(self.ds), "revisions": revisions_result(self.ds), "price_history": history})
 
     @functools.cached_property
+    def story(self) -> dict[str, list[dict]]:
+        """The story of value over time, per figure ("throughput": 16-bit matrix TFLOPS, FP32 on
+        cards without tensor units, per 1,000 USD; "memory": GB per 1,000 USD): for each revision,
+        the best card among those it advised, at a price known then (its own quote, used where it
+        advised used, else the launch price; never a later observation); then "today": the best
+        of today's cards at dated prices, which for throughput is the card the estimation model
+        ranks first for training per dollar. Each point: date, gpu, usd, source, value, today."""
+        from .api import client_data
+        from .calc import feature_value, view_price
+
+        data = client_data(self.ds)
+        gpus = {g["id"]: g for g in data["gpus"]}
+        out: dict[str, list[dict]] = {"throughput": [], "memory": []}
+        figure = {"throughput": lambda g: feature_value(g, "tensor-cores"), "memory": lambda g: g.get("memory_gb")}
+        for date, view in data["picker"].items():
+            # prices known at the time only: the revision's own quotes, else launch prices
+            view = {**view, "quotes": {gid: {b: q for b, q in e.items() if q[1] != "observed"}
+                                       for gid, e in view["quotes"].items()}}
+            advised = {}
+            for items in view["advised"].values():
+                for a in items:
+                    advised.setdefault(a["gpu"], a)
+            for key, get in figure.items():
+                best = None
+                for gid, a in sorted(advised.items()):
+                    g = gpus.get(gid)
+                    price = view_price(g, view, "used" if a["used"] else "new") if g else None
+                    amount = get(g) if g else None
+                    if not price or not amount:
+                        continue
+                    value = amount / price["usd"] * 1000
+                    if best is None or value > best["value"]:
+                        best = {"date": date, "gpu": gid, "usd": price["usd"], "source": price["source"],
+                                "value": round(value, 3), "today": False}
+                if best:
+                    out[key].append(best)
+        rows = [r for r in self.today if r.buy_usd]
+        ranked = max(rows, key=lambda r: (r.per_dollar.get("training") or 0, r.gpu), default=None)
+        newest = self.today_client["newest"]
+        if ranked and ranked.per_dollar.get("training") and figure["throughput"](gpus[ranked.gpu]):
+            out["throughput"].append({"date": newest, "gpu": ranked.gpu, "usd": ranked.buy_usd, "source": ranked.buy_kind,
+                                      "value": round(figure["throughput"](gpus[ranked.gpu]) / ranked.buy_usd * 1000, 3),
+                                      "today": True})
+        best_mem = max(rows, key=lambda r: (r.memory_gb / r.buy_usd, r.gpu), default=None)
+        if best_mem:
+            out["memory"].append({"date": newest, "gpu": best_mem.gpu, "usd": best_mem.buy_usd, "source": best_mem.buy_kind,
+                                  "value": round(best_mem.memory_gb / best_mem.buy_usd * 1000, 3), "today": True})
+        return out
+
+    @functools.cached_property
     def today_client(self) -> dict:
         """Today's cards as the picker's "today" mode reads them."""
         from .today import client_today

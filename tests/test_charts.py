@@ -381,3 +381,32 @@ def test_charts_page_of_the_hostile_fixture_renders(small, with_charts):
 
     text = {p.path: p.text for p in render_language(small, "en", ROOT / "templates" / "pages")}["charts/index.md"]
     assert text.count('<figure class="wg-chart"') == 9 and "<script" not in text
+
+
+def test_story_charts_follow_the_advice_and_draw_today_apart(shipped):
+    """One point per revision that advised a priced card, at a price known then (never a later
+    dated observation), a step line through them, and today's point drawn apart: its own marker
+    after a dashed rule, named in the data table as the site's computation."""
+    from generator.charts_story import story_chart
+    from generator.derive import derive
+
+    story = derive(shipped).story
+    c = _context(shipped)
+    for key in ("throughput", "memory"):
+        points = story[key]
+        past = [p for p in points if not p["today"]]
+        assert len(past) >= 10 and [p["date"] for p in past] == sorted(p["date"] for p in past)
+        assert all(p["source"] in ("catalogue", "launch", "street", "used") for p in past)
+        assert [p["today"] for p in points].count(True) == 1 and points[-1]["today"]
+        assert points[-1]["date"] > past[-1]["date"]
+        figure = str(story_chart(shipped, c, key))
+        svg = ET.fromstring(figure[figure.index("<svg"):figure.index("</svg>") + 6])
+        assert len(svg.findall(f".//{SVG}g[@class='pt s0']")) == len(past)
+        assert len(svg.findall(f".//{SVG}g[@class='pt s2']")) == 1
+        assert svg.find(f".//{SVG}line[@class='story-today']") is not None
+        rows = re.findall(r"<tr><th scope=\"row\">", figure)
+        assert len(rows) == len(points)
+        assert figure.count(str(c.ui("chart.story.basis_today"))) == 1
+    # a revision's pick depends on what it advised: the 2020 revision's used quote prices its pick
+    picks = {p["date"]: p for p in story["throughput"]}
+    assert picks["2020-09-07"]["source"] == "used"
