@@ -26,7 +26,7 @@ NAV_REVISIONS = 6
 # The calculator pages (templates/pages/site/calculators), in the order of the sidebar.
 CALCULATORS = (("calc.nav_overview", "index"), ("calc.dense.heading", "memory-dense"), ("calc.cnn.heading", "memory-cnn"),
                ("calc.llm.heading", "memory-llm"), ("calc.picker.heading", "picker"), ("calc.cloud.heading", "cloud"))
-PLACEHOLDER = re.compile(r"(\{[a-z_]+\})")
+PLACEHOLDER = re.compile(r"(\{[a-z][a-z0-9_]*\})")
 
 
 @dataclass(frozen=True)

@@ -67,7 +67,7 @@ def rule_vendor_matches_folder(path: Path, doc: Document, ctx: Ctx) -> None:
         ctx.err(("vendor",), f"vendor {vendor!r} differs from the folder {path.parent.name!r}; move the file or fix the vendor")
 
 
-PLACEHOLDER = re.compile(r"\{[a-z_]+\}")
+PLACEHOLDER = re.compile(r"\{[a-z][a-z0-9_]*\}")
 
 
 def rule_placeholders_kept(english: str, translated: str, doc: Document, key: str, problems: list) -> bool:

@@ -151,3 +151,35 @@ def test_nothing_moves_when_the_scripts_fill_the_page(server, browser, path):  #
     shift = pg.evaluate("window.__shift")
     context.close()
     assert shift < 0.01
+
+
+@pytest.mark.parametrize("lang", ["", "ko/"])
+def test_today_filters_round_trip_through_the_url(server, page, built_site, lang):  # noqa: F811
+    """Today's cards: choosing a ranking, a budget and a memory floor re-ranks and hides rows and
+    writes the choice into the address; opening that address gives the same rows back."""
+    page.goto(f"{server}/{lang}today/")
+    form = page.locator("#wg-today-filters")
+    rows = page.locator("#today-table tbody tr")
+    total = rows.count()
+    assert total >= 20
+    form.locator('[name="workload"]').select_option("decode_8b")
+    form.locator('[name="budget"]').fill("1000")
+    form.locator('[name="memory"]').fill("16")
+    form.locator('[name="memory"]').dispatch_event("change")
+    page.wait_for_function("location.search.includes('memory=16')")
+    assert "workload=decode_8b" in page.url and "budget=1000" in page.url
+    shown = page.locator("#today-table tbody tr:not([hidden])")
+    kept = [shown.nth(i).get_attribute("data-gpu") for i in range(shown.count())]
+    assert 0 < len(kept) < total
+    for i in range(shown.count()):
+        row = shown.nth(i)
+        assert float(row.get_attribute("data-buy")) <= 1000 and float(row.get_attribute("data-usable")) >= 16
+    per = [float(shown.nth(i).get_attribute("data-pd-decode-8b") or -1) for i in range(shown.count())]
+    assert per == sorted(per, reverse=True)
+    url = page.url
+    page.goto("about:blank")
+    page.goto(url)
+    assert form.locator('[name="workload"]').input_value() == "decode_8b"
+    assert form.locator('[name="budget"]').input_value() == "1000"
+    back = page.locator("#today-table tbody tr:not([hidden])")
+    assert [back.nth(i).get_attribute("data-gpu") for i in range(back.count())] == kept

@@ -417,6 +417,7 @@ def test_calculator_works_under_instant_navigation(instant_server, page):
 @pytest.mark.parametrize("inputs", [
     {"workload": "cnn", "memory": "8", "budget": "1500", "prices": "new"},
     {"workload": "llm-inference", "memory": "10", "budget": "5000", "prices": "used"},
+    {"workload": "transformer", "memory": "24", "budget": "1500", "prices": "new"},
 ])
 def test_picker_ranks_the_real_catalogue_like_the_python_twin(server, page, built_site, inputs):  # noqa: F811
     from generator.api import client_data
@@ -424,7 +425,7 @@ def test_picker_ranks_the_real_catalogue_like_the_python_twin(server, page, buil
     _, ds = built_site
     data = client_data(ds)
     data = json.loads(json.dumps(data, default=str))
-    for rev in [r["date"] for r in data["revisions"]]:
+    for rev in [r["date"] for r in data["revisions"]] + ["today"]:
         expected = calc.run("picker", {**inputs, "revision": rev}, data=data)["result"]
         page.goto(f"{server}/calculators/picker/?" + "&".join(f"{k}={v}" for k, v in {**inputs, "revision": rev}.items()))
         wait_ready(page, "picker")
@@ -432,8 +433,38 @@ def test_picker_ranks_the_real_catalogue_like_the_python_twin(server, page, buil
         assert [r["id"] for r in got["rows"]] == [r["id"] for r in expected["rows"]], rev
         for a, b in zip(got["rows"], expected["rows"], strict=False):
             assert math.isclose(a["value"], b["value"], rel_tol=1e-9), (rev, a["id"])
+            for key in ("advised", "advisedUsed", "flag", "priceSource", "priceDate", "perfSource"):
+                assert a[key] == b[key], (rev, a["id"], key)
         shown = root_of(page, "picker").locator("tbody tr").count()
         assert shown == min(50, len(expected["rows"]))
+
+
+def test_picker_shows_what_the_newest_revision_advised_then_today(server, browser):  # noqa: F811
+    """The reader's case: transformers, 24 GB, 1,500 USD, the newest revision. The cards its
+    flowchart names come first, marked as its fallback to buy used with the date of the used
+    price; switching to today shows the site's estimate with its measured error, on a phone."""
+    context = browser.new_context(viewport={"width": 412, "height": 823}, is_mobile=True, has_touch=True)
+    pg = context.new_page()
+    pg.goto(f"{server}/calculators/picker/?workload=transformer&memory=24&budget=1500&prices=new")
+    wait_ready(pg, "picker")
+    root = root_of(pg, "picker")
+    first = root.locator("tbody tr").first
+    name = first.locator("th a").inner_text()
+    assert name in ("GeForce RTX 3090", "GeForce RTX 3090 Ti")
+    assert "its fallback choice; buy used" in first.locator(".wgc-badge").inner_text()
+    assert first.locator("th a").is_visible() and first.locator("th a").bounding_box()["width"] > 60
+    assert re.search(r"used, price observed on \w+ \d+, 20\d\d", first.locator("td").nth(2).inner_text())
+    assert "own first choice" in root.locator('[data-wg-out="status"]').inner_text()
+    assert "flowchart" in root.locator('[data-wg-out="advised"]').inner_text()
+    assert "Radeon" not in root.locator("tbody tr").nth(0).inner_text() + root.locator("tbody tr").nth(1).inner_text()
+    root.locator('[name="revision"]').select_option("today")
+    pg.wait_for_function("document.querySelector('[data-wg-calc=\"picker\"]').dataset.wgMode === 'today'")
+    model = root.locator('[data-wg-out="model"]').inner_text()
+    assert re.search(r"measured error is \d+% at the median and \d+% for nine cards in ten", model), model
+    assert "not the advice of any revision" in model
+    assert root.locator(".wgc-badge").count() == 0
+    assert "revision=today" in pg.url
+    context.close()
 
 
 # ------------------------------------------------------------------ accessibility

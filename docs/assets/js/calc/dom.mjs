@@ -18,7 +18,7 @@ export function messages(root) {
 }
 
 export function fill(text, params) {
-  return text.replace(/\{([a-z_]+)\}/g, (m, k) => (k in params ? String(params[k]) : m));
+  return text.replace(/\{([a-z][a-z0-9_]*)\}/g, (m, k) => (k in params ? String(params[k]) : m));
 }
 
 /** Locale number formatting; anything that is not a finite number shows as a dash. */
