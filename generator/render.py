@@ -211,51 +211,17 @@ class Context(EstimatesText):
         return gpu["name"] if gpu else gid
 
 
-def _revision_pages(env, ctx: Context, ds: Dataset) -> list[Page]:
-    pages = []
-    tpl = env.get_template("revision.md.j2")
-    revs = ds.revisions
-    for i, rev in enumerate(revs):
-        prev_rev = revs[i - 1] if i > 0 else None
-        next_rev = revs[i + 1] if i + 1 < len(revs) else None
-        text = tpl.render(c=ctx, ds=ds, rev=rev, prev=prev_rev, next=next_rev,
-                          latest=ds.latest, is_latest_page=False, up="../")
-        pages.append(Page(f"revisions/{rev.id}.md", text))
-    latest = revs[-1]
-    text = tpl.render(c=ctx, ds=ds, rev=latest, prev=revs[-2] if len(revs) > 1 else None, next=None,
-                      latest=latest, is_latest_page=True, up="../")
-    pages.append(Page("latest/index.md", text))
-    pages.append(Page("revisions/index.md", env.get_template("revisions.md.j2").render(c=ctx, ds=ds)))
-    return pages
-
-
 def render_language(ds: Dataset, lang: str, templates_dir: Path) -> list[Page]:
-    """Every page of the site in ``lang``; the same paths in every language."""
+    """Every page of the site in ``lang``, the same paths in every language: each page kind of the
+    registry (:mod:`generator.pages`), then the stand-alone pages of ``templates/pages/site``."""
+    from .pages import PAGE_KINDS
+
     env = make_env(templates_dir)
     ctx = Context(ds, lang)
-    pages = [
-        Page("index.md", env.get_template("home.md.j2").render(c=ctx, ds=ds)),
-        Page("gpus/index.md", env.get_template("gpus.md.j2").render(c=ctx, ds=ds)),
-        Page("api/index.md", env.get_template("api.md.j2").render(c=ctx, ds=ds)),
-    ]
-    pages += _revision_pages(env, ctx, ds)
-    gpu_tpl = env.get_template("gpu.md.j2")
-    pages += [Page(f"gpus/{gid}.md", gpu_tpl.render(c=ctx, ds=ds, gid=gid, gpu=gpu)) for gid, gpu in sorted(ds.gpus.items())]
-    diff_tpl = env.get_template("diff.md.j2")
-    for prev, rev in zip(ds.revisions, ds.revisions[1:], strict=False):
-        pages.append(Page(f"diffs/{prev.id}_{rev.id}.md", diff_tpl.render(c=ctx, ds=ds, a=prev.id, b=rev.id, d=ctx.diff(prev.id, rev.id))))  # noqa: E501
-    if ds.topics:
-        topic_tpl = env.get_template("topic.md.j2")
-        pages += [Page(f"topics/{t.id}.md", topic_tpl.render(c=ctx, ds=ds, topic=t)) for t in ds.topics]
-        pages.append(Page("topics/index.md", env.get_template("topics.md.j2").render(c=ctx, ds=ds)))
-    if ds.prices:
-        pages.append(Page("today/index.md", env.get_template("today.md.j2").render(c=ctx, ds=ds)))
-    if ds.models:
-        model_tpl = env.get_template("model.md.j2")
-        pages += [Page(f"models/{mid}.md", model_tpl.render(c=ctx, ds=ds, mid=mid, model=m))
-                  for mid, m in sorted(ds.models.items())]
-        pages.append(Page("models/index.md", env.get_template("models.md.j2").render(c=ctx, ds=ds)))
-        pages.append(Page("accuracy/index.md", env.get_template("accuracy.md.j2").render(c=ctx, ds=ds)))
+    pages = []
+    for kind in PAGE_KINDS:
+        tpl = env.get_template(kind.template)
+        pages += [Page(path, tpl.render(c=ctx, ds=ds, **variables)) for path, variables in kind.pages(ds, ctx)]
     pages += _site_pages(env, ctx, ds, templates_dir)
     return pages
 
@@ -271,36 +237,34 @@ def _site_pages(env, ctx: Context, ds: Dataset, templates_dir: Path) -> list[Pag
 
 
 def nav(ds: Dataset, lang: str, templates_dir: Path | None = None) -> list:
-    """The sidebar of one language (GPU, diff and topic pages are reached from their sections)."""
+    """The sidebar of one language, from the registry's ``NAV`` (GPU, diff and topic pages are
+    reached from their sections): an entry is shown when its page exists for this dataset."""
+    from .pages import NAV, single_paths
+
     loc = Localizer(ds, lang)
     esc = escape_title
     site = Path(templates_dir or Path(__file__).resolve().parent.parent / "templates" / "pages") / "site"
+    kinds = single_paths(ds)
     months = [loc.ui(f"date.month.{i}") for i in range(1, 13)]
-    # The newest few revisions only: every page carries the sidebar, so its size must not grow
-    # with the history; the rest are one click away on the list page and in each page's selector.
-    revisions = [{esc(format_date(r.id, lang, months)): f"revisions/{r.id}.md"} for r in reversed(ds.revisions[-NAV_REVISIONS:])]
-    out = [
-        {esc(loc.ui("nav.home")): "index.md"},
-        {esc(loc.ui("nav.latest")): "latest/index.md"},
-        *([{esc(loc.ui("nav.today")): "today/index.md"}] if ds.prices else []),
-        {esc(loc.ui("nav.revisions")): [{esc(loc.ui("nav.all_revisions")): "revisions/index.md"}] + revisions},
-    ]
-    optional = [("history", "nav.history"), ("diffs", "nav.diffs")]
-    out += [{esc(loc.ui(key)): f"{name}/index.md"} for name, key in optional if (site / name / "index.md.j2").is_file()]
-    out.append({esc(loc.ui("nav.gpus")): "gpus/index.md"})
-    if ds.models:
-        out.append({esc(loc.ui("nav.models")): "models/index.md"})
-        out.append({esc(loc.ui("nav.accuracy")): "accuracy/index.md"})
-    tail = [("compare", "nav.compare"), ("charts", "nav.charts")]
-    out += [{esc(loc.ui(key)): f"{name}/index.md"} for name, key in tail if (site / name / "index.md.j2").is_file()]
-    calculators = [(key, page) for key, page in CALCULATORS if (site / "calculators" / f"{page}.md.j2").is_file()]
-    if calculators:
-        out.append({esc(loc.ui("nav.calculators")): [{esc(loc.ui(key)): f"calculators/{page}.md"} for key, page in calculators]})
-    if ds.topics:
-        out.append({esc(loc.ui("nav.topics")): "topics/index.md"})
-    out.append({esc(loc.ui("nav.api")): "api/index.md"})
-    if (site / "contributing" / "index.md.j2").is_file():
-        out.append({esc(loc.ui("nav.contributing")): "contributing/index.md"})
+
+    def exists(path: str) -> bool:
+        return path in kinds or (site / (path[: -len(".md")] + ".md.j2")).is_file()
+
+    out = []
+    for entry in NAV:
+        if entry.group == "revisions":
+            # The newest few revisions only: every page carries the sidebar, so its size must not
+            # grow with the history; the rest are one click away on the list page and in each
+            # page's selector.
+            revisions = [{esc(format_date(r.id, lang, months)): f"revisions/{r.id}.md"}
+                         for r in reversed(ds.revisions[-NAV_REVISIONS:])]
+            out.append({esc(loc.ui(entry.key)): [{esc(loc.ui("nav.all_revisions")): entry.path}] + revisions})
+        elif entry.group == "calculators":
+            calculators = [(key, page) for key, page in CALCULATORS if exists(f"calculators/{page}.md")]
+            if calculators:
+                out.append({esc(loc.ui(entry.key)): [{esc(loc.ui(key)): f"calculators/{page}.md"} for key, page in calculators]})
+        elif exists(entry.path):
+            out.append({esc(loc.ui(entry.key)): entry.path})
     return out
 
 

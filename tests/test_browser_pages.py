@@ -153,7 +153,7 @@ def test_nothing_moves_when_the_scripts_fill_the_page(server, browser, path):  #
     assert shift < 0.01
 
 
-@pytest.mark.parametrize("lang", ["", "ko/"])
+@pytest.mark.parametrize("lang", ["", "ko/", "zh/", "fr/"])
 def test_today_filters_round_trip_through_the_url(server, page, built_site, lang):  # noqa: F811
     """Today's cards: choosing a ranking, a budget and a memory floor re-ranks and hides rows and
     writes the choice into the address; opening that address gives the same rows back."""

@@ -80,3 +80,41 @@ def test_nav_titles_are_escaped(dataset):
     entries = nav(dataset, "en")
     assert list(entries[0]) == ["Home"]
     assert entries[2]["Revisions"][1] == {"3 April 2019": "revisions/2019-04-03.md"}
+
+
+def test_page_kinds_come_from_one_registry(tmp_path):
+    """Every page the site renders belongs to a registered kind or is a stand-alone site page, and a
+    new kind is one registry entry: rendering and the sidebar pick it up."""
+    import shutil
+
+    from conftest import ROOT
+
+    from generator import pages as registry
+    from generator.render import nav, render_language
+    from generator.validate import load_dataset
+
+    ds, _ = load_dataset(ROOT / "data", ROOT)
+    templates = tmp_path / "pages"
+    shutil.copytree(ROOT / "templates" / "pages", templates)
+    (templates / "extra.md.j2").write_text("# {{ c.ui('nav.gpus') }} and {{ ds.gpus|length }}\n", encoding="utf-8")
+    before = {p.path for p in render_language(ds, "en", templates)}
+    site_pages = {p.relative_to(templates / "site").as_posix()[: -len(".j2")] for p in (templates / "site").rglob("*.md.j2")}
+    kind_pages = {path for k in registry.PAGE_KINDS for path, _ in k.pages(ds, _ctx(ds))}
+    assert before == kind_pages | site_pages
+    extra = registry.PageKind("extra", "extra.md.j2", "extra/index.md")
+    old_kinds, old_nav = registry.PAGE_KINDS, registry.NAV
+    try:
+        registry.PAGE_KINDS = (*old_kinds, extra)
+        registry.NAV = (*old_nav, registry.NavEntry("nav.gpus", "extra/index.md"))
+        pages = {p.path: p.text for p in render_language(ds, "en", templates)}
+        assert pages["extra/index.md"].startswith(f"# GPUs and {len(ds.gpus)}")
+        assert {"GPUs": "extra/index.md"} in nav(ds, "en", templates)
+    finally:
+        registry.PAGE_KINDS, registry.NAV = old_kinds, old_nav
+    assert {"GPUs": "extra/index.md"} not in nav(ds, "en", templates)
+
+
+def _ctx(ds):
+    from generator.render import Context
+
+    return Context(ds, "en")

@@ -1,0 +1,133 @@
+"""The registry of page kinds: which pages the site has, from which template, and where the
+sidebar links them. ``render.render_language`` builds every kind in order and ``render.nav`` reads
+the sidebar entries from here, so a new page kind is one entry (see CONTRIBUTING.md, "Where things
+live").
+
+A kind is either one page (``path`` is a file path) or one page per item (``items`` yields
+``(path, template variables)``). ``when`` leaves a kind out for a dataset that lacks its records
+(the small fixtures have no prices or models). Stand-alone pages under ``templates/pages/site/``
+need no entry: each ``<path>.md.j2`` there becomes ``<path>.md``; they appear in the sidebar when
+``NAV`` names them and their template exists.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+
+def _always(ds) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class PageKind:
+    name: str
+    template: str
+    path: str | None = None  # one page: its path below the language root
+    items: Callable | None = None  # many pages: (ds, ctx) -> iterable of (path, template variables)
+    context: Callable | None = None  # one page: (ds, ctx) -> its template variables
+    when: Callable = _always  # (ds) -> bool
+
+    def pages(self, ds, ctx) -> Iterable[tuple[str, dict]]:
+        if not self.when(ds):
+            return ()
+        if self.items is not None:
+            return self.items(ds, ctx)
+        return ((self.path, self.context(ds, ctx) if self.context else {}),)
+
+
+def _gpus(ds, ctx):
+    return ((f"gpus/{gid}.md", {"gid": gid, "gpu": gpu}) for gid, gpu in sorted(ds.gpus.items()))
+
+
+def _revisions(ds, ctx):
+    revs = ds.revisions
+    for i, rev in enumerate(revs):
+        yield (f"revisions/{rev.id}.md", {"rev": rev, "prev": revs[i - 1] if i > 0 else None,
+                                          "next": revs[i + 1] if i + 1 < len(revs) else None,
+                                          "latest": ds.latest, "is_latest_page": False, "up": "../"})
+
+
+def _latest(ds, ctx):
+    revs = ds.revisions
+    return {"rev": revs[-1], "prev": revs[-2] if len(revs) > 1 else None, "next": None,
+            "latest": revs[-1], "is_latest_page": True, "up": "../"}
+
+
+def _diffs(ds, ctx):
+    for prev, rev in zip(ds.revisions, ds.revisions[1:], strict=False):
+        yield (f"diffs/{prev.id}_{rev.id}.md", {"a": prev.id, "b": rev.id, "d": ctx.diff(prev.id, rev.id)})
+
+
+def _topics(ds, ctx):
+    return ((f"topics/{t.id}.md", {"topic": t}) for t in ds.topics)
+
+
+def _models(ds, ctx):
+    return ((f"models/{mid}.md", {"mid": mid, "model": m}) for mid, m in sorted(ds.models.items()))
+
+
+def _has_topics(ds) -> bool:
+    return bool(ds.topics)
+
+
+def _has_prices(ds) -> bool:
+    return bool(ds.prices)
+
+
+def _has_models(ds) -> bool:
+    return bool(ds.models)
+
+
+PAGE_KINDS: tuple[PageKind, ...] = (
+    PageKind("home", "home.md.j2", "index.md"),
+    PageKind("catalogue", "gpus.md.j2", "gpus/index.md"),
+    PageKind("api", "api.md.j2", "api/index.md"),
+    PageKind("revision", "revision.md.j2", items=_revisions),
+    PageKind("latest", "revision.md.j2", "latest/index.md", context=_latest),
+    PageKind("revisions", "revisions.md.j2", "revisions/index.md"),
+    PageKind("gpu", "gpu.md.j2", items=_gpus),
+    PageKind("diff", "diff.md.j2", items=_diffs),
+    PageKind("topic", "topic.md.j2", items=_topics, when=_has_topics),
+    PageKind("topics", "topics.md.j2", "topics/index.md", when=_has_topics),
+    PageKind("today", "today.md.j2", "today/index.md", when=_has_prices),
+    PageKind("model", "model.md.j2", items=_models, when=_has_models),
+    PageKind("models", "models.md.j2", "models/index.md", when=_has_models),
+    PageKind("accuracy", "accuracy.md.j2", "accuracy/index.md", when=_has_models),
+)
+
+
+@dataclass(frozen=True)
+class NavEntry:
+    """One sidebar entry: its interface-text key and page, shown when the page exists.
+    ``group`` entries are filled by ``render.nav`` (the newest revisions, the calculators)."""
+
+    key: str
+    path: str
+    group: str | None = None
+
+
+# The sidebar, in order. A path under templates/pages/site/ is linked only when its template
+# exists; a path of a page kind only when that kind has pages for the dataset.
+NAV: tuple[NavEntry, ...] = (
+    NavEntry("nav.home", "index.md"),
+    NavEntry("nav.latest", "latest/index.md"),
+    NavEntry("nav.today", "today/index.md"),
+    NavEntry("nav.revisions", "revisions/index.md", group="revisions"),
+    NavEntry("nav.history", "history/index.md"),
+    NavEntry("nav.diffs", "diffs/index.md"),
+    NavEntry("nav.gpus", "gpus/index.md"),
+    NavEntry("nav.models", "models/index.md"),
+    NavEntry("nav.accuracy", "accuracy/index.md"),
+    NavEntry("nav.compare", "compare/index.md"),
+    NavEntry("nav.charts", "charts/index.md"),
+    NavEntry("nav.calculators", "calculators/index.md", group="calculators"),
+    NavEntry("nav.topics", "topics/index.md"),
+    NavEntry("nav.api", "api/index.md"),
+    NavEntry("nav.contributing", "contributing/index.md"),
+)
+
+
+def single_paths(ds) -> set[str]:
+    """The one-page kinds that exist for this dataset, by path."""
+    return {k.path for k in PAGE_KINDS if k.path is not None and k.when(ds)}
