@@ -217,7 +217,8 @@ def client_data(ds: Dataset) -> dict:
     return {
         "schema_version": SCHEMA_VERSION,
         # what the pages' scripts use of each card (notes and sources stay in the API)
-        "gpus": [{k: v for k, v in g.items() if k not in CLIENT_DROPS} for g in gpus_result(ds)],
+        "gpus": [{**{k: v for k, v in g.items() if k not in CLIENT_DROPS}, "figures": facts.figures[g["id"]]}
+                 for g in gpus_result(ds)],
         "revisions": [{k: v for k, v in r.items() if k in CLIENT_REVISION_KEYS} for r in revisions],
         "personas": [p["id"] for p in personas_result(ds)],
         # architectures for the large-model calculator (sources stay in the API: the page needs none)

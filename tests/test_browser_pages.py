@@ -183,3 +183,29 @@ def test_today_filters_round_trip_through_the_url(server, page, built_site, lang
     assert form.locator('[name="budget"]').input_value() == "1000"
     back = page.locator("#today-table tbody tr:not([hidden])")
     assert [back.nth(i).get_attribute("data-gpu") for i in range(back.count())] == kept
+
+
+def test_compare_marks_the_best_of_each_row(server, page, built_site):  # noqa: F811
+    """More memory and speed, less power and price: the best chosen card of each row is marked
+    (in bold and in words for screen readers); a row where the cards tie or only one has the
+    figure marks nothing; per-dollar figures come from the build, to three significant digits."""
+    _, ds = built_site
+    page.goto(server + "/compare/?gpus=rtx-4090,rtx-3090,apple-m3-ultra")
+    page.wait_for_selector("#wg-compare-table:not([hidden])")
+
+    def cells(field):
+        return page.eval_on_selector_all(f"#wg-compare-table tr[data-field={field}] td",
+                                         "tds => tds.map(t => [t.className, t.textContent])")
+
+    memory = cells("memory_gb")
+    assert [cls for cls, _ in memory] == ["", "", "wg-best"]
+    assert memory[2][1].startswith("512") and "best of the cards compared" in memory[2][1]
+    assert page.locator("#wg-compare-table td.wg-best .wg-sr").first.bounding_box()["width"] <= 1
+    price = cells("launch_price_usd")
+    best_price = min((ds.gpus[g]["launch_price_usd"], g) for g in ("rtx-4090", "rtx-3090"))[1]
+    assert [cls for cls, _ in price][["rtx-4090", "rtx-3090", "apple-m3-ultra"].index(best_price)] == "wg-best"
+    assert [cls for cls, _ in cells("fp16_tensor_tflops")].count("wg-best") == 1
+    assert cells("vendor")[2][1] == "Apple"
+    per = cells("tensor_per_kusd")
+    digits = [len(text.split(" (")[0].replace(",", "").replace(".", "").lstrip("0")) for _, text in per if text != "—"]
+    assert digits and max(digits) <= 3

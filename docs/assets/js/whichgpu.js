@@ -95,13 +95,22 @@
     withData(() => compare(box));
   }
 
+  // Rows where more is better, and rows where less is; the others (names, dates) are not ranked.
+  const MORE = new Set(["memory_gb", "memory_bandwidth_gbs", "fp32_tflops", "fp16_tensor_tflops", "tensor_per_kusd", "fp32_per_kusd"]);
+  const LESS = new Set(["tdp_w", "launch_price_usd"]);
+  // Figures the site computes (per dollar) come from the build (gpu.figures); shown to three significant digits.
+  const DERIVED = new Set(["tensor_per_kusd", "fp32_per_kusd"]);
+
   function compare(box) {
     const selects = [...box.querySelectorAll("select")];
     const table = box.querySelector("table");
     const gpus = new Map(data().gpus.map((g) => [g.id, g]));
     const vendors = jsonAttr(box, "data-vendors");
+    const lang = document.documentElement.lang || "en";
+    const sig3 = new Intl.NumberFormat(lang, { maximumSignificantDigits: 3 });
     const chosen = (new URLSearchParams(location.search).get("gpus") || "").split(",").filter((id) => gpus.has(id)).slice(0, selects.length);
     selects.forEach((s, i) => { s.value = chosen[i] || ""; });
+    const valueOf = (g, field) => (DERIVED.has(field) ? (g.figures || {})[field] : field === "vendor" ? vendors[g.vendor] || g.vendor : g[field]);
     const render = () => {
       const ids = [...new Set(selects.map((s) => s.value).filter((v) => gpus.has(v)))];
       const head = table.tHead.rows[0];
@@ -114,13 +123,23 @@
         a.href = box.dataset.gpuBase + id + "/";
         th.appendChild(a);
         head.appendChild(th);
-        for (const row of table.tBodies[0].rows) {
-          const g = gpus.get(id), field = row.dataset.field;
-          let value = field === "vendor" ? vendors[g.vendor] || g.vendor : g[field];
-          if (field === "tensor_per_kusd") value = g.fp16_tensor_tflops && g.launch_price_usd ? (g.fp16_tensor_tflops / g.launch_price_usd) * 1000 : null;
-          if (field === "fp32_per_kusd") value = g.fp32_tflops && g.launch_price_usd ? (g.fp32_tflops / g.launch_price_usd) * 1000 : null;
-          row.appendChild(el("td", typeof value === "number" ? fmt(value) : value === null || value === undefined ? "—" : String(value)));
-        }
+      }
+      for (const row of table.tBodies[0].rows) {
+        const field = row.dataset.field;
+        const values = ids.map((id) => valueOf(gpus.get(id), field));
+        const nums = values.filter((v) => typeof v === "number");
+        // the best of the chosen cards is marked when at least two have the figure and they differ
+        const best = nums.length >= 2 && Math.min(...nums) !== Math.max(...nums)
+          ? (MORE.has(field) ? Math.max(...nums) : LESS.has(field) ? Math.min(...nums) : null) : null;
+        values.forEach((value) => {
+          const text = typeof value === "number" ? (DERIVED.has(field) ? sig3.format(value) : fmt(value)) : value === null || value === undefined ? "—" : String(value);
+          const td = el("td", text);
+          if (best !== null && value === best) {
+            td.className = "wg-best";
+            td.appendChild(el("span", " " + box.dataset.best, "wg-sr"));
+          }
+          row.appendChild(td);
+        });
       }
       table.hidden = ids.length === 0;
       box.querySelector("output").textContent = ids.length < 2 ? box.dataset.hint : "";
