@@ -202,14 +202,13 @@ class Derived:
         advised used, else the launch price; never a later observation); then "today": the best
         of today's cards at dated prices, which for throughput is the card the estimation model
         ranks first for training per dollar. Each point: date, gpu, usd, source, value, today."""
-        from .api import client_data
+        from .api import gpus_result
         from .calc import feature_value, view_price
 
-        data = client_data(self.ds)
-        gpus = {g["id"]: g for g in data["gpus"]}
+        gpus = {g["id"]: g for g in gpus_result(self.ds)}
         out: dict[str, list[dict]] = {"throughput": [], "memory": []}
         figure = {"throughput": lambda g: feature_value(g, "tensor-cores"), "memory": lambda g: g.get("memory_gb")}
-        for date, view in data["picker"].items():
+        for date, view in self.picker_views.items():
             # prices known at the time only: the revision's own quotes, else launch prices
             view = {**view, "quotes": {gid: {b: q for b, q in e.items() if q[1] != "observed"}
                                        for gid, e in view["quotes"].items()}}

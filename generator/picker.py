@@ -24,12 +24,10 @@ from __future__ import annotations
 
 import datetime as _dt
 
+from .calc import _iso
+
 WORKLOADS = ("cnn", "rnn", "transformer", "llm-inference")
 IN_FORCE = ("relative_performance", "priorities", "avoid", "vendors", "prices", "decision_tree", "recommendations")
-
-
-def _iso(x) -> str:
-    return x[:10] if isinstance(x, str) else (x.isoformat()[:10] if hasattr(x, "isoformat") else "")
 
 
 def in_force(revisions: list[dict]) -> dict[str, dict[str, tuple[str, object]]]:
@@ -104,12 +102,53 @@ def nearest_observation(history: list[list], kind: str, date: str):
     return None if best is None else [best[2], "observed", best[1]]
 
 
+def _quotes(gpus: list[dict], prices: list, priced_on: str | None, history: dict, date: str) -> dict:
+    """gpu id -> basis -> [usd, source, date] for the cards released by ``date``: the revision's
+    own quotes (the one rule), and for a used price it lacks, the nearest dated observation."""
+    from .derive import revision_quote
+
+    quotes = {}
+    for g in gpus:
+        if _iso(g.get("release_date")) > date:
+            continue
+        entry = {}
+        new = revision_quote(prices, g["id"], "new")
+        if new:
+            entry["new"] = [new["usd"], new["kind"], priced_on]
+        used = revision_quote(prices, g["id"], "used")
+        if used and used["kind"] == "used":
+            entry["used"] = [used["usd"], "used", priced_on]
+        elif seen := nearest_observation(history.get(g["id"]), "used", date):
+            entry["used"] = seen
+        if entry:
+            quotes[g["id"]] = entry
+    return quotes
+
+
+def _advice(rev: dict, f: dict, quotes: dict) -> tuple[dict[str, list[dict]], str | None]:
+    """workload -> advised cards, and where they come from ("tree", "personas" or None)."""
+    tree_from, tree = f.get("decision_tree", (None, None))
+    recs_from, recs = f.get("recommendations", (None, None))
+    if tree is not None and (recs_from is None or tree_from > recs_from):
+        return tree_advice(tree), "tree"
+    if recs is None and not rev.get("advice_in_force"):
+        return {w: [] for w in WORKLOADS}, None
+    if "advice_in_force" in rev:
+        states = {pid: st["gpus"] for pid, st in rev["advice_in_force"].items()}
+    else:
+        states = {pid: r.get("gpus") or [] for pid, r in (recs or {}).items()}
+    items = persona_advice(states, recs)
+    for item in items:
+        # a card the revision prices only second-hand is advised used ("buy second-hand")
+        q = quotes.get(item["gpu"]) or {}
+        item["used"] = "new" not in q and (q.get("used") or [None, None])[1] == "used"
+    return {w: items for w in WORKLOADS}, "personas"
+
+
 def picker_views(data: dict) -> dict[str, dict]:
     """revision date -> view. ``data``: the client data's ``gpus`` and ``revisions`` (each with
     ``advice_in_force`` where the dataset derived it) and ``price_history`` (gpu id -> [date, kind,
     usd] items)."""
-    from .derive import revision_quote
-
     gpus = [g for g in data.get("gpus") or () if isinstance(g, dict) and g.get("id")]
     history = data.get("price_history") or {}
     revisions = data.get("revisions") or []
@@ -118,40 +157,10 @@ def picker_views(data: dict) -> dict[str, dict]:
     for rev in revisions:
         date = _iso(rev.get("date"))
         f = force[date]
-        tree_from, tree = f.get("decision_tree", (None, None))
-        recs_from, recs = f.get("recommendations", (None, None))
-        if tree is not None and (recs_from is None or tree_from > recs_from):
-            advised, source = tree_advice(tree), "tree"
-        elif recs is not None or rev.get("advice_in_force"):
-            states = {pid: st["gpus"] for pid, st in (rev.get("advice_in_force") or {}).items()} if "advice_in_force" in rev \
-                else {pid: r.get("gpus") or [] for pid, r in (recs or {}).items()}
-            items = persona_advice(states, recs)
-            advised, source = {w: items for w in WORKLOADS}, "personas"
-        else:
-            advised, source = {w: [] for w in WORKLOADS}, None
-        prices = f.get("prices", (None, []))[1]
-        quotes = {}
-        for g in gpus:
-            if _iso(g.get("release_date")) > date:
-                continue
-            entry = {}
-            new = revision_quote(prices, g["id"], "new")
-            if new:
-                entry["new"] = [new["usd"], new["kind"], f["prices"][0]]
-            used = revision_quote(prices, g["id"], "used")
-            if used and used["kind"] == "used":
-                entry["used"] = [used["usd"], "used", f["prices"][0]]
-            else:
-                seen = nearest_observation(history.get(g["id"]), "used", date)
-                if seen:
-                    entry["used"] = seen
-            if entry:
-                quotes[g["id"]] = entry
-        if source == "personas":
-            # a card the revision prices only second-hand is advised used ("buy second-hand")
-            for item in advised["cnn"]:
-                q = quotes.get(item["gpu"]) or {}
-                item["used"] = "new" not in q and (q.get("used") or [None, None])[1] == "used"
+        priced_on, prices = f.get("prices", (None, []))
+        quotes = _quotes(gpus, prices, priced_on, history, date)
+        advised, source = _advice(rev, f, quotes)
+        recs = f.get("recommendations", (None, None))[1]
         vendors = f.get("vendors", (None, {}))[1] or {}
         best = ((rev.get("advice_in_force") or {}).get("best-overall") or {}).get("gpus") \
             or ((recs or {}).get("best-overall") or {}).get("gpus") or []
