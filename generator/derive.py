@@ -263,14 +263,34 @@ class Derived:
         a 4,096-token context: what model and GPU pages print."""
         from .estimate import EstimateError, estimate
 
+        def key(value) -> str:
+            return json.dumps(value, sort_keys=True, default=str)
+
+        table = key(self.estimates)
+        gpus = {gid: key(gpu) for gid, gpu in self.bundle.gpus.items()}
         out = {}
+        if len(_GRID_CELLS) > _GRID_CELLS_MAX:
+            _GRID_CELLS.clear()
         for mid, model in self.bundle.models.items():
+            mkey = key(model)
             for gid, gpu in self.bundle.gpus.items():
-                try:
-                    out[mid, gid] = estimate(model, gpu, GRID_OPTIONS, self.estimates)
-                except EstimateError:
-                    continue
+                cell = (mkey, gpus[gid], table)
+                if cell not in _GRID_CELLS:
+                    try:
+                        _GRID_CELLS[cell] = estimate(model, gpu, GRID_OPTIONS, self.estimates)
+                    except EstimateError:
+                        _GRID_CELLS[cell] = None
+                if _GRID_CELLS[cell] is not None:
+                    out[mid, gid] = _GRID_CELLS[cell]
         return out
+
+    def warm(self) -> Derived:
+        """Compute what every language needs before the languages render in parallel processes
+        (forked, they inherit it instead of each computing it again)."""
+        for name in ("states", "trees", "history", "figures", "revision_prices", "advice_age", "estimates",
+                     "today", "grid", "measured", "picker_views", "story", "today_client"):
+            getattr(self, name)
+        return self
 
     @functools.cached_property
     def measured(self) -> list[dict]:
@@ -299,6 +319,12 @@ def _group(items: list[dict], key: str) -> dict[str, list[dict]]:
     for item in items:
         out.setdefault(item[key], []).append(item)
     return out
+
+
+# Grid cells by the content of their model, card and fitted table: a long-running process (the
+# preview of ``serve``) computes again only the cells of what changed. Cells are never modified.
+_GRID_CELLS: dict[tuple[str, str, str], dict | None] = {}
+_GRID_CELLS_MAX = 200_000
 
 
 def derive(ds: Dataset) -> Derived:

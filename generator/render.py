@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as _dt
 import functools
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,9 +57,16 @@ def safe_id(value) -> Markup:
 
 
 @functools.lru_cache(maxsize=8)
-def make_env(templates_dir: Path) -> jinja2.Environment:
+def make_env(templates_dir: Path, cache_dir: Path | None = None) -> jinja2.Environment:
+    """The page templates' environment; with ``cache_dir`` their compiled bytecode is kept there,
+    so a build compiles each template once, not once per language process."""
+    bytecode = None
+    if cache_dir is not None:
+        Path(cache_dir).mkdir(parents=True, exist_ok=True)
+        bytecode = jinja2.FileSystemBytecodeCache(str(cache_dir))
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir)),
+        bytecode_cache=bytecode,
         autoescape=True,
         finalize=_finalize,
         undefined=jinja2.StrictUndefined,
@@ -211,28 +219,34 @@ class Context(EstimatesText):
         return gpu["name"] if gpu else gid
 
 
-def render_language(ds: Dataset, lang: str, templates_dir: Path) -> list[Page]:
+def render_language(ds: Dataset, lang: str, templates_dir: Path, only: Collection[str] | None = None,
+                    cache_dir: Path | None = None) -> list[Page]:
     """Every page of the site in ``lang``, the same paths in every language: each page kind of the
-    registry (:mod:`generator.pages`), then the stand-alone pages of ``templates/pages/site``."""
+    registry (:mod:`generator.pages`), then the stand-alone pages of ``templates/pages/site``.
+    With ``only``, just the pages at those paths (the preview renders the open page first)."""
     from .pages import PAGE_KINDS
 
-    env = make_env(templates_dir)
+    env = make_env(templates_dir, cache_dir)
     ctx = Context(ds, lang)
     pages = []
     for kind in PAGE_KINDS:
+        if only is not None and kind.path is not None and kind.path not in only:
+            continue
         tpl = env.get_template(kind.template)
-        pages += [Page(path, tpl.render(c=ctx, ds=ds, **variables)) for path, variables in kind.pages(ds, ctx)]
-    pages += _site_pages(env, ctx, ds, templates_dir)
+        pages += [Page(path, tpl.render(c=ctx, ds=ds, **variables)) for path, variables in kind.pages(ds, ctx)
+                  if only is None or path in only]
+    pages += _site_pages(env, ctx, ds, templates_dir, only)
     return pages
 
 
-def _site_pages(env, ctx: Context, ds: Dataset, templates_dir: Path) -> list[Page]:
+def _site_pages(env, ctx: Context, ds: Dataset, templates_dir: Path, only: Collection[str] | None = None) -> list[Page]:
     """Stand-alone pages: templates/pages/site/<path>.md.j2 becomes <path>.md in every language."""
     base = Path(templates_dir) / "site"
     out = []
     for tpl in sorted(base.rglob("*.md.j2")) if base.is_dir() else []:
         rel = tpl.relative_to(base).as_posix()
-        out.append(Page(rel[: -len(".j2")], env.get_template(f"site/{rel}").render(c=ctx, ds=ds)))
+        if only is None or rel[: -len(".j2")] in only:
+            out.append(Page(rel[: -len(".j2")], env.get_template(f"site/{rel}").render(c=ctx, ds=ds)))
     return out
 
 

@@ -65,23 +65,29 @@ def load_or_fail(paths: Paths) -> Dataset:
     return ds
 
 
-def _write_if_changed(path: Path, text: str) -> None:
+def _write_if_changed(path: Path, text: str) -> bool:
+    """Write ``text`` unless the file already holds it (its time stays, so MkDocs' dirty build and
+    the preview skip it). True when the file was written."""
     if path.exists() and path.read_text(encoding="utf-8") == text:
-        return
+        return False
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
+    return True
 
 
-def generate(ds: Dataset, paths: Paths, langs=LANGS, timings: Timings | None = None) -> dict[str, Path]:
+def generate(ds: Dataset, paths: Paths, langs=LANGS, timings: Timings | None = None) -> dict[str, set[str]]:
     """Write every language's Markdown, assets and the JSON API under ``build/docs/<lang>``.
 
     Languages are independent, so they render in parallel processes (forked: they share the
     loaded data) when the machine has more than one core and nothing else runs threads (the
     live-reload server does; it renders in this process). Output is the same either way."""
+    from .derive import derive
+
     t0 = time.perf_counter()
     langs = list(langs)
     workers = min(len(langs), os.cpu_count() or 1)
     if workers > 1 and threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
+        derive(ds).warm()
         global _FORKED
         _FORKED = (ds, paths)
         try:
@@ -99,24 +105,29 @@ def generate(ds: Dataset, paths: Paths, langs=LANGS, timings: Timings | None = N
 _FORKED: tuple | None = None
 
 
-def _generate_forked(lang: str) -> Path:
+def _generate_forked(lang: str) -> set[str]:
     ds, paths = _FORKED
     return generate_language(ds, paths, lang)
 
 
-def generate_language(ds: Dataset, paths: Paths, lang: str) -> Path:
-    """One language's pages, assets, feed (and, for English, the JSON API)."""
+def generate_language(ds: Dataset, paths: Paths, lang: str, only: set[str] | None = None) -> set[str]:
+    """One language's pages, assets, feed (and, for English, the JSON API) under
+    ``build/docs/<lang>``. Returns the paths (relative to that folder) whose content changed.
+
+    With ``only``, the pages at those paths and the shared assets and client data, nothing else:
+    the preview's first step, for the page a reader has open."""
     lang_dir = paths.build / "docs" / lang
-    wanted = set()
+    wanted, changed = set(), set()
     try:
-        pages = render_language(ds, lang, paths.templates)
+        pages = render_language(ds, lang, paths.templates, only, paths.build / ".cache" / "jinja-pages")
     except MissingText as exc:
         ui_file = (paths.data / "ui.yaml")
         shown = ui_file.relative_to(paths.root).as_posix() if ui_file.is_relative_to(paths.root) else str(ui_file)
         raise DataError([Problem(shown, 1, exc.args[0], "missing: the page templates need this interface text")]) from None
     for page in pages:
         target = lang_dir / page.path
-        _write_if_changed(target, page.text)
+        if _write_if_changed(target, page.text):
+            changed.add(page.path)
         wanted.add(target)
     # hand-written pages of this language, then shared static assets
     for src_dir in (paths.static / lang, paths.static / "assets"):
@@ -125,21 +136,32 @@ def generate_language(ds: Dataset, paths: Paths, lang: str) -> Path:
         for src in sorted(p for p in src_dir.rglob("*") if p.is_file()):
             rel = src.relative_to(paths.static / lang if src_dir.name == lang else paths.static)
             target = lang_dir / rel
+            if only is not None and rel.suffix == ".md" and rel.as_posix() not in only:
+                continue
             target.parent.mkdir(parents=True, exist_ok=True)
             if not target.exists() or target.read_bytes() != src.read_bytes():
                 shutil.copyfile(src, target)
+                changed.add(rel.as_posix())
             wanted.add(target)
+    client_rel = "assets/data/whichgpu-data.js"
+    before = (lang_dir / client_rel).stat().st_mtime_ns if (lang_dir / client_rel).exists() else None
+    wanted.add(write_client_data(ds, lang_dir))
+    if (lang_dir / client_rel).stat().st_mtime_ns != before:
+        changed.add(client_rel)
+    if only is not None:
+        return changed
     if lang == "en":
         wanted.update(write_api(ds, lang_dir))
-    wanted.add(write_client_data(ds, lang_dir))
     feed = lang_dir / "feed.atom"
-    _write_if_changed(feed, atom(ds, lang))
+    if _write_if_changed(feed, atom(ds, lang)):
+        changed.add("feed.atom")
     wanted.add(feed)
     # drop pages of records that no longer exist
     if lang_dir.exists():
         for stale in [p for p in lang_dir.rglob("*") if p.is_file() and p not in wanted]:
             stale.unlink()
-    return lang_dir
+            changed.add(stale.relative_to(lang_dir).as_posix())
+    return changed
 
 
 def mkdocs_overrides(ds: Dataset, lang: str, docs_dir: Path, site_dir: Path, base_config: dict) -> dict:
@@ -179,6 +201,7 @@ def build_languages(ds: Dataset, paths: Paths, out_dir: Path, langs=LANGS, timin
     from . import mkdocs_glue
 
     base = read_base_config(paths)
+    mkdocs_glue.use_template_cache(paths.build / ".cache" / "jinja-theme")
     for lang in langs:
         t0 = time.perf_counter()
         site_dir = out_dir if (lang == "en" or not nested) else out_dir / lang

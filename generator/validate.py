@@ -10,6 +10,7 @@ from __future__ import annotations
 import collections
 import datetime as _dt
 import difflib
+import functools
 import os
 import re
 from pathlib import Path
@@ -29,6 +30,7 @@ def _usd_keypaths(data) -> list[tuple]:
     return [("observations", i, "usd") for i in range(len(obs))] if isinstance(obs, list) else []
 
 
+@functools.lru_cache(maxsize=16384)
 def _shown(path: Path, root: Path) -> str:
     try:
         return path.resolve().relative_to(root.resolve()).as_posix()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -170,8 +171,27 @@ def _anchor_problems(text: str, shown: str) -> list[Problem]:
     return problems
 
 
+# Parsed files by (shown path, exact bytes): a long-running process (``serve``) re-reads only the
+# files whose content changed. Documents are never modified after loading, so sharing is safe.
+_PARSED: OrderedDict[tuple[str, bytes], tuple[Document | None, tuple[Problem, ...]]] = OrderedDict()
+_PARSED_MAX = 8192
+
+
 def load_text(raw: bytes, shown: str) -> tuple[Document | None, list[Problem]]:
     """Load one YAML document from bytes. Returns (document or None, problems)."""
+    key = (shown, raw)
+    hit = _PARSED.get(key)
+    if hit is not None:
+        _PARSED.move_to_end(key)
+        return hit[0], list(hit[1])
+    doc, problems = _load_text(raw, shown)
+    _PARSED[key] = (doc, tuple(problems))
+    if len(_PARSED) > _PARSED_MAX:
+        _PARSED.popitem(last=False)
+    return doc, problems
+
+
+def _load_text(raw: bytes, shown: str) -> tuple[Document | None, list[Problem]]:
     if len(raw) > MAX_BYTES:
         return None, [Problem(shown, 1, "", f"file is {len(raw):,} bytes; the limit is {MAX_BYTES:,}")]
     try:
