@@ -76,25 +76,13 @@ def cmd_serve(args) -> int:
     import tempfile
 
     from .mkdocs_glue import BuildFailed, serve
-    from .site import build_site
+    from .preview import Preview
 
     paths = _paths(args)
-    serve_dir = Path(tempfile.mkdtemp(prefix="whichgpu-serve-")) / "site"
-    paths.site = serve_dir
-
-    def rebuild():
-        t0 = time.perf_counter()
-        try:
-            build_site(paths)
-            print(f"rebuilt in {time.perf_counter() - t0:.2f}s", file=sys.stderr)
-        except DataError as exc:
-            _print_problems(exc.problems)
-            print("data has errors; still serving the last good build", file=sys.stderr)
-        except BuildFailed as exc:
-            print(f"mkdocs build failed: {exc}; still serving the last good build", file=sys.stderr)
-
+    paths.site = Path(tempfile.mkdtemp(prefix="whichgpu-serve-")) / "site"
+    preview = Preview(paths)
     try:
-        build_site(paths)
+        preview.start()
     except DataError as exc:
         _print_problems(exc.problems)
         print("data has errors; fix them and run again", file=sys.stderr)
@@ -103,8 +91,9 @@ def cmd_serve(args) -> int:
         print(f"mkdocs build failed: {exc}", file=sys.stderr)
         return 1
     watch = [paths.data, paths.root / "templates", paths.root / "docs", paths.root / "mkdocs.yml"]
-    print(f"serving http://{args.host}:{args.port}/ (English; /ko/ /zh/ /fr/ beside it)", file=sys.stderr)
-    serve(paths.site, rebuild, watch, args.host, args.port)
+    print(f"serving http://{args.host}:{args.port}/ (English; /ko/ /zh/ /fr/ beside it); an edit reaches the open"
+          " page first, then the rest of the site", file=sys.stderr)
+    serve(paths.site, preview, watch, args.host, args.port)
     return 0
 
 

@@ -340,8 +340,21 @@ CACHE_DIR = Path(__file__).resolve().parent.parent / "build" / "cache"
 
 
 def _digest(bundle) -> str:
-    """Of the fit's inputs: the data it reads and the engine's own source code."""
-    blob = json.dumps([bundle.models, bundle.gpus, bundle.measurements, bundle.revisions], sort_keys=True,
+    """Of the fit's inputs: the data it reads (of the cards, the figures the engine reads; of the
+    revisions, their relative-performance tables) and the engine's own source code. Editing a
+    note, a source, a price, a revision's prose or an unmeasured card's figures does not fit the
+    constants again."""
+    from .estimate import reference_id
+    from .estimate.data import ENGINE_GPU_FIELDS
+
+    revisions = [{k: rev.get(k) for k in ("id", "date", "relative_performance")} for rev in bundle.revisions]
+    # The fit reads the figures of the cards that were measured or appear in a relative table,
+    # and of the reference card; of the others, only that they exist.
+    used = {m.get("gpu") for m in bundle.measurements} | {reference_id(bundle)}
+    used |= {g for rev in revisions for table in rev["relative_performance"] or () for g in table.get("values") or ()}
+    gpus = {gid: ({k: v for k, v in gpu.items() if k in ENGINE_GPU_FIELDS} if gid in used else None)
+            for gid, gpu in bundle.gpus.items()}
+    blob = json.dumps([bundle.models, gpus, bundle.measurements, revisions], sort_keys=True,
                       default=str, separators=(",", ":"))
     h = hashlib.sha256(blob.encode("utf-8"))
     for src in sorted((Path(__file__).resolve().parent / "estimate").glob("*.py")):

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable
 from pathlib import Path
 
 os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
@@ -46,16 +45,17 @@ def _patch_theme() -> None:
         if _CACHE_DIR is not None:
             env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(_CACHE_DIR))
         if _PREVIEW["skip_theme_pages"]:
-            # A preview lists the theme's files (thousands of icons) once, not on every rebuild.
-            loader, plain = env.loader, env.loader.list_templates
-            key = tuple(getattr(loader, "searchpath", ()))
+            # A preview lists the theme's files (thousands of icons) once, not on every rebuild;
+            # MkDocs' filter of that list depends only on the theme.
+            key = tuple(getattr(env.loader, "searchpath", ()))
+            plain = env.list_templates
 
-            def list_templates():
+            def list_templates(extensions=None, filter_func=None):
                 if key not in _TEMPLATE_LISTS:
-                    _TEMPLATE_LISTS[key] = plain()
+                    _TEMPLATE_LISTS[key] = plain(extensions, filter_func)
                 return list(_TEMPLATE_LISTS[key])
 
-            loader.list_templates = list_templates
+            env.list_templates = list_templates
         return env
 
     get_env._whichgpu = True  # type: ignore[attr-defined]
@@ -73,35 +73,59 @@ def _quiet_logging() -> None:
         log.propagate = False
 
 
-def build(config_file: Path, overrides: dict, *, dirty: bool = False, theme_pages: bool = True) -> None:
+def build(config_file: Path, overrides: dict, *, rebuild: set[str] | None = None, theme_pages: bool = True) -> None:
     """``mkdocs build --strict`` with ``overrides`` applied to the top-level keys.
 
-    ``dirty``: the preview's rebuild, in place: only the pages whose Markdown is newer than their
-    HTML are built again (MkDocs' own dirty build), warnings are shown without failing, and with
-    ``theme_pages`` off the 404 page and the sitemap are left as they were."""
+    ``rebuild``: the preview's build, in place (MkDocs' dirty build): only the pages at these
+    paths (relative to docs_dir) are built again, and the static files newer than their copy;
+    warnings are shown without failing; the search index keeps the entries of every other page;
+    with ``theme_pages`` off the 404 page and the sitemap are left as they were."""
     from mkdocs.commands import build as mk
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
+    from mkdocs.structure.files import File
 
     _quiet_logging()
     _patch_theme()
-    skip = dirty and not theme_pages
-    original = mk._build_theme_template
+    dirty = rebuild is not None
+    original_theme_page, original_modified = mk._build_theme_template, File.is_modified
     _PREVIEW["skip_theme_pages"] = dirty
-    if skip:
+    if dirty and not theme_pages:
         mk._build_theme_template = lambda *a, **k: None
+    if dirty:
+        def is_modified(file) -> bool:
+            if file.is_documentation_page():
+                return file.src_uri in rebuild or not os.path.isfile(file.abs_dest_path)
+            return original_modified(file)
+
+        File.is_modified = is_modified
     try:
         config = load_config(str(config_file), strict=not dirty, **overrides)
         if dirty:
+            index = Path(config.site_dir) / "search" / "search_index.json"
+            before = index.read_text(encoding="utf-8") if index.is_file() else None
             with _no_dirty_warning():
                 mk.build(config, dirty=True)
+            if before is not None:
+                merge_search_index(index, before)
         else:
             mk.build(config)
     except MkDocsException as exc:  # Abort in strict mode, config errors
         raise BuildFailed(str(exc)) from exc
     finally:
-        mk._build_theme_template = original
+        mk._build_theme_template, File.is_modified = original_theme_page, original_modified
         _PREVIEW["skip_theme_pages"] = False
+
+
+def merge_search_index(path: Path, before: str) -> None:
+    """A dirty build writes an index of the pages it built; put back every other page's entries."""
+    import json
+
+    fresh, old = json.loads(path.read_text(encoding="utf-8")), json.loads(before)
+    rebuilt = {doc["location"].split("#")[0] for doc in fresh.get("docs", ())}
+    docs = [d for d in old.get("docs", ()) if d["location"].split("#")[0] not in rebuilt] + list(fresh.get("docs", ()))
+    merged = dict(old, docs=docs)
+    path.write_text(json.dumps(merged, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
 
 
 class _DropDirtyWarning(logging.Filter):
@@ -121,17 +145,48 @@ class _no_dirty_warning:
         self.log.removeFilter(self.filter)
 
 
-def serve(site_dir: Path, rebuild: Callable[[], None], watch: list[Path], host: str, port: int) -> None:
-    """Serve ``site_dir`` with live reload; ``rebuild`` runs when a watched path changes."""
+def serve(site_dir: Path, preview, watch: list[Path], host: str, port: int) -> None:
+    """Serve ``site_dir`` with live reload. ``preview`` (:class:`generator.preview.Preview`)
+    rebuilds when a watched path changes, learns which page is open from the requests, holds a
+    request for a page it has not rebuilt yet, and gives the problems to show on every page."""
     from mkdocs.livereload import LiveReloadServer
 
     _quiet_logging()
     logging.getLogger("mkdocs").setLevel(logging.INFO)
 
-    def builder(*_args, **_kwargs):
-        rebuild()
+    class Server(LiveReloadServer):
+        def _serve_request(self, environ, start_response):
+            path = environ["PATH_INFO"].encode("latin-1").decode("utf-8", "ignore")
+            if not path.startswith("/livereload/"):
+                preview.seen(path)
+                preview.wait_for(path)
+            return super()._serve_request(environ, start_response)
 
-    server = LiveReloadServer(builder=builder, host=host, port=port, root=str(site_dir))
+        def _inject_js_into_html(self, content, epoch):
+            content = super()._inject_js_into_html(content, epoch)
+            banner = preview.banner()
+            if banner:
+                at = content.find(b">", content.find(b"<body")) + 1 if b"<body" in content else 0
+                content = content[:at] + banner + content[at:]
+            return content
+
+    server = Server(builder=preview.update, host=host, port=port, root=str(site_dir))
+    server.build_delay = 0.05
+    try:  # inotify: a saved file is seen at once, not at the next poll
+        import functools
+
+        import watchdog.observers
+        from watchdog import events
+
+        observer = watchdog.observers.Observer()
+        # Only writes count: the builder's own reads (opened, closed without writing) would start
+        # another build after every build.
+        observer.schedule = functools.partial(observer.schedule, event_filter=[
+            events.FileCreatedEvent, events.FileModifiedEvent, events.FileDeletedEvent, events.FileMovedEvent,
+            events.FileClosedEvent, events.DirCreatedEvent, events.DirDeletedEvent, events.DirMovedEvent])
+        server.observer = observer
+    except Exception:  # pragma: no cover - platforms without a native watcher keep polling
+        pass
     for path in watch:
         if path.exists():
             server.watch(str(path))

@@ -108,7 +108,15 @@ class _Loader:
         if doc is None:
             return None, None
         ctx = Ctx(doc, self.today)
-        schema.check(doc.data, ctx, ())
+        # A document read again unchanged (the parse cache gives the same object) was checked
+        # against this schema already: reuse what the check found.
+        checked = doc.__dict__.setdefault("_checked", {})
+        key = (id(schema), self.today)
+        if key in checked:
+            ctx.problems, ctx.refs = list(checked[key][0]), list(checked[key][1])
+        else:
+            schema.check(doc.data, ctx, ())
+            checked[key] = (tuple(ctx.problems), tuple(ctx.refs))
         for kind, ident, kp in ctx.refs:
             self.refs.append((kind, ident, doc, kp))
         return doc, ctx

@@ -195,3 +195,52 @@ def test_picker_today_mode_is_the_models_figure_at_dated_prices(shipped):
     assert values == sorted(values, reverse=True)
     newest = dt.date.fromisoformat(result["newest"])
     assert all(dt.date.fromisoformat(r["priceDate"]) <= newest for r in rows)
+
+
+def test_fit_digest_follows_only_what_the_engine_reads(shipped):
+    """The fitted constants are reused when a note, a price or a power figure changes, and fitted
+    again when a figure the engine reads changes; every GPU field the engine's code reads is in the
+    list the digest keeps."""
+    import copy
+    import re
+
+    from generator.derive import _digest
+    from generator.estimate.data import ENGINE_GPU_FIELDS
+
+    bundle = derive(shipped).bundle
+    base = _digest(bundle)
+    for field, value, same in (("notes", "edited", True), ("tdp_w", 1, True), ("launch_price_usd", 1, True),
+                               ("memory_bandwidth_gbs", 1.0, False), ("fp16_tensor_tflops", 1.0, False)):
+        other = copy.copy(bundle)
+        other.gpus = {gid: dict(gpu) for gid, gpu in bundle.gpus.items()}
+        other.gpus["rtx-4090"][field] = value
+        assert (_digest(other) == base) is same, field
+    read = set()
+    for src in (ROOT / "generator" / "estimate").glob("*.py"):
+        read |= set(re.findall(r"\b(?:gpu|ref|reference|card)(?:\.get\(|\[)\"([a-z0-9_]+)\"", src.read_text()))
+    assert read and read <= ENGINE_GPU_FIELDS, read - ENGINE_GPU_FIELDS
+
+
+def test_grid_cells_are_reused_only_while_their_inputs_are_unchanged(shipped, tmp_path):
+    """A second dataset with one card changed gets that card's cells computed again and every other
+    cell as it was: the preview's rebuild does not grow with the catalogue."""
+    import shutil
+
+    from generator.validate import load_dataset
+
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    first = derive(load_dataset(data, tmp_path)[0]).grid
+    measured = {m["gpu"] for m in derive(shipped).bundle.measurements}
+    gid, path = next((p.stem, p) for p in sorted((data / "gpus").rglob("*.yaml")) if p.stem not in measured
+
+                     and "memory_bandwidth_gbs: " in p.read_text() and any(k[1] == p.stem for k in first))
+    text = path.read_text()
+    old = next(line for line in text.splitlines() if line.startswith("memory_bandwidth_gbs: "))
+    path.write_text(text.replace(old, "memory_bandwidth_gbs: 10.0"))
+    second = derive(load_dataset(data, tmp_path)[0]).grid
+    assert first.keys() == second.keys()
+    changed = {key for key in first if first[key] is not second[key]}
+    assert changed and {g for _, g in changed} == {gid}
+    one = next(k for k in changed)
+    assert second[one]["decode_tokens_per_s"] < first[one]["decode_tokens_per_s"]

@@ -69,9 +69,15 @@ def test_serves_every_language_with_live_reload(served):
 
 def test_rebuilds_on_data_change_and_keeps_last_good_build(served):
     tree, base = served
+    fetch(base + "/gpus/rtx-2070/")  # the open page: rebuilt first
     tree.set("gpus/nvidia/rtx-2070.yaml", "name", "GeForce RTX 2070 Rebuilt")
-    assert wait_for(lambda: "GeForce RTX 2070 Rebuilt" in fetch(base + "/gpus/")[1]), "no rebuild after a data change"
+    assert wait_for(lambda: "GeForce RTX 2070 Rebuilt" in fetch(base + "/gpus/rtx-2070/")[1]), "no rebuild after a data change"
+    # the other pages and languages follow; a request for one not rebuilt yet waits for it
+    assert "GeForce RTX 2070 Rebuilt" in fetch(base + "/ko/gpus/")[1]
     tree.set("gpus/nvidia/rtx-2070.yaml", "memory_gb", "eight")
-    time.sleep(4)
-    status, body = fetch(base + "/ko/gpus/")
-    assert status == 200 and "GeForce RTX 2070 Rebuilt" in body
+    shown = wait_for(lambda: "wg-preview-problems" in (body := fetch(base + "/ko/gpus/")[1]) and body)
+    assert shown, "the data error is not shown on the page"
+    assert "rtx-2070.yaml:" in shown and "memory_gb" in shown
+    assert "GeForce RTX 2070 Rebuilt" in shown  # the last good build stays
+    tree.set("gpus/nvidia/rtx-2070.yaml", "memory_gb", "8")
+    assert wait_for(lambda: "wg-preview-problems" not in fetch(base + "/ko/gpus/")[1]), "the error stays after the fix"

@@ -79,6 +79,14 @@ def _read_folder(folder: Path, root: Path, problems: list) -> dict[str, dict]:
     return out
 
 
+# The fields of a GPU record the engine reads (tests check the engine's source against this list):
+# the fitted constants are cached by the digest of these, so editing any other field refits nothing.
+ENGINE_GPU_FIELDS = frozenset({
+    "id", "name", "vendor", "segment", "memory_gb", "memory_bandwidth_gbs", "fp32_tflops", "fp16_tensor_tflops",
+    "fp8_tensor_tflops", "l2_cache_mb", "gpu_memory_share", "unified_memory",
+})
+
+
 def from_dataset(ds, data_dir: Path | None = None) -> Bundle:
     b = Bundle()
     b.gpus = {gid: record_dict(rec, gid) for gid, rec in sorted(ds.gpus.items())}

@@ -1,0 +1,170 @@
+"""The preview of `serve`: the open page is rebuilt first, then only the pages whose Markdown
+changed, language by language; errors are shown and the last good build stays."""
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import time
+
+import pytest
+from conftest import EPOCH, ROOT
+
+from generator.preview import Preview, html_of, page_of, url_of
+from generator.site import Paths
+
+
+@pytest.mark.parametrize("url, page", [
+    ("/", ("en", "index.md")),
+    ("/index.html", ("en", "index.md")),
+    ("/gpus/rtx-2070/", ("en", "gpus/rtx-2070.md")),
+    ("/ko/", ("ko", "index.md")),
+    ("/ko/gpus/rtx-2070/", ("ko", "gpus/rtx-2070.md")),
+    ("/zh/gpus/", ("zh", "gpus.md")),
+    ("/assets/js/whichgpu.js", None),
+    ("/search/search_index.json", None),
+    ("/sitemap.xml", None),
+])
+def test_page_of_an_address(url, page):
+    assert page_of(url) == page
+
+
+@pytest.mark.parametrize("md, html", [("index.md", "index.html"), ("gpus/index.md", "gpus/index.html"),
+                                      ("gpus/rtx-2070.md", "gpus/rtx-2070/index.html")])
+def test_where_mkdocs_writes_a_page(md, html):
+    assert html_of(md) == html
+
+
+@pytest.mark.parametrize("lang, md, url", [("en", "index.md", "/"), ("ko", "gpus/index.md", "/ko/gpus/"),
+                                           ("en", "gpus/rtx-2070.md", "/gpus/rtx-2070/")])
+def test_address_of_a_page(lang, md, url):
+    assert url_of(lang, md) == url
+    assert page_of(url)[0] == lang
+
+
+def _wait(preview: Preview, timeout: float = 120.0):
+    end = time.monotonic() + timeout
+    while not preview.changes[-1].done:
+        assert time.monotonic() < end, "the background step did not finish"
+        time.sleep(0.1)
+
+
+def _stamps(site):
+    return {p.relative_to(site).as_posix(): p.stat().st_mtime_ns for p in site.rglob("*.html")}
+
+
+@pytest.fixture(scope="module")
+def preview(tmp_path_factory):
+    base = tmp_path_factory.mktemp("preview")
+    shutil.copytree(ROOT / "tests" / "fixtures" / "valid", base / "data")
+    shutil.copyfile(ROOT / "data" / "ui.yaml", base / "data" / "ui.yaml")
+    old = os.environ.get("SOURCE_DATE_EPOCH")
+    os.environ["SOURCE_DATE_EPOCH"] = EPOCH
+    out = io.StringIO()
+    pv = Preview(Paths(data=base / "data", build=base / "build", site=base / "site"), out=out)
+    pv.start()
+    yield pv, base, out
+    if old is None:
+        os.environ.pop("SOURCE_DATE_EPOCH", None)
+    else:
+        os.environ["SOURCE_DATE_EPOCH"] = old
+
+
+def _edit(base, rel: str, old: str, new: str) -> None:
+    path = base / "data" / rel
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def test_open_page_first_then_only_changed_pages(preview):
+    pv, base, out = preview
+    site = pv.paths.site
+    before = _stamps(site)
+    index_before = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    pv.seen("/gpus/rtx-2070/")
+    _edit(base, "gpus/nvidia/rtx-2070.yaml", "name: GeForce RTX 2070", "name: GeForce RTX 2070 Edited")
+    pv.update()
+    change = pv.changes[-1]
+    # the open page alone, before anything else
+    assert [(s.lang, s.built) for s in change.steps] == [("en", ["gpus/rtx-2070.md"])]
+    assert "GeForce RTX 2070 Edited" in (site / "gpus/rtx-2070/index.html").read_text(encoding="utf-8")
+    _wait(pv)
+    assert [s.lang for s in change.steps] == ["en", "en", "ko", "zh", "fr"]
+    built = {(s.lang, md) for s in change.steps for md in s.built}
+    assert ("en", "gpus/index.md") in built and ("ko", "gpus/rtx-2070.md") in built
+    assert not any(s.full for s in change.steps)
+    after = _stamps(site)
+    touched = {rel for rel in after if after[rel] != before.get(rel)}
+    expected = {(f"{lang}/" if lang != "en" else "") + html_of(md) for lang, md in built}
+    assert touched == expected
+    # pages the edit did not change were not built again
+    assert {"api/index.html", "ko/api/index.html", "404.html"} <= set(after) - touched
+    for lang in ("", "ko/", "fr/"):
+        assert "GeForce RTX 2070 Edited" in (site / lang / "gpus/index.html").read_text(encoding="utf-8")
+    # the search index still holds every page, with the new text
+    index_after = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    pages = {d["location"].split("#")[0] for d in index_after["docs"]}
+    assert pages == {d["location"].split("#")[0] for d in index_before["docs"]}
+    assert any("GeForce RTX 2070 Edited" in d["title"] + d["text"] for d in index_after["docs"])
+    assert "rebuilt in" in out.getvalue() and "every language is up to date" in out.getvalue()
+
+
+def test_data_error_is_shown_and_the_last_good_build_stays(preview):
+    pv, base, out = preview
+    site = pv.paths.site
+    pv.seen("/gpus/")
+    before = _stamps(site)
+    page = (site / "gpus/index.html").read_bytes()
+    _edit(base, "gpus/nvidia/rtx-2070.yaml", "memory_gb: 8", "memory_gb: eight")
+    try:
+        pv.update()
+        banner = pv.banner().decode("utf-8")
+        assert "gpus/nvidia/rtx-2070.yaml:" in banner and "memory_gb" in banner and "last good build" in banner
+        assert _stamps(site) == before and (site / "gpus/index.html").read_bytes() == page
+        assert "rtx-2070.yaml" in out.getvalue()
+    finally:
+        _edit(base, "gpus/nvidia/rtx-2070.yaml", "memory_gb: eight", "memory_gb: 8")
+    pv.update()
+    assert pv.banner() is None
+    _wait(pv)
+
+
+def test_hostile_problem_text_is_escaped(preview):
+    pv, base, _ = preview
+    pv.seen("/")
+    _edit(base, "gpus/nvidia/rtx-2070.yaml", "memory_gb: 8", "memory_gb: <script>alert(1)</script>")
+    try:
+        pv.update()
+        banner = pv.banner().decode("utf-8")
+        assert "<script>" not in banner and "&lt;script&gt;" in banner
+    finally:
+        _edit(base, "gpus/nvidia/rtx-2070.yaml", "memory_gb: <script>alert(1)</script>", "memory_gb: 8")
+    pv.update()
+    _wait(pv)
+
+
+def test_a_page_template_edit_rebuilds_only_the_pages_it_renders(preview, tmp_path):
+    """templates/ is the project's own: the edit is made on a copy of the page templates."""
+    pv, base, _ = preview
+    templates = base / "templates"
+    if not templates.exists():
+        shutil.copytree(ROOT / "templates", templates)
+    paths = Paths(root=base, data=pv.paths.data, build=pv.paths.build, site=pv.paths.site)
+    assert paths.templates == templates / "pages"
+    shutil.copyfile(ROOT / "mkdocs.yml", base / "mkdocs.yml")
+    pv.paths = paths
+    pv.update()  # the copy of the theme is a theme change: every page once
+    _wait(pv)
+    assert all(s.full for s in pv.changes[-1].steps[1:])
+    pv.seen("/api/")
+    tpl = templates / "pages" / "api.md.j2"
+    tpl.write_text(tpl.read_text(encoding="utf-8") + "\nTemplate edit marker\n", encoding="utf-8")
+    pv.update()
+    change = pv.changes[-1]
+    assert change.steps[0].built == ["api/index.md"]
+    _wait(pv)
+    built = {(s.lang, md) for s in change.steps for md in s.built}
+    assert built == {(lang, "api/index.md") for lang in ("en", "ko", "zh", "fr")}
+    assert "Template edit marker" in (pv.paths.site / "ko/api/index.html").read_text(encoding="utf-8")
