@@ -109,6 +109,24 @@ def test_search_finds_a_gpu_by_name(server, page, lang, query, expect):
     assert expect in page.locator(".md-search-result").inner_text()
 
 
+@pytest.mark.parametrize("lang", ["", "ko/"])
+def test_search_index_is_fetched_on_first_use_only(server, page, lang):
+    """A page load fetches no search index, however large the data; the first use of the search
+    box fetches it, and the search works as before."""
+    asked = []
+    page.on("request", lambda r: asked.append(r.url) if "search_index" in r.url else None)
+    page.goto(f"{server}/{lang}gpus/rtx-2070/")
+    page.wait_for_load_state("networkidle")
+    page.wait_for_timeout(500)
+    assert asked == []
+    page.locator("input.md-search__input").click()
+    page.keyboard.type("RTX 2080", delay=20)
+    page.keyboard.press("End")
+    page.locator(".md-search-result__item").first.wait_for()
+    assert len(asked) == 1 and asked[0].endswith(f"/{lang}search/search_index.json")
+    assert "RTX 2080" in page.locator(".md-search-result").inner_text()
+
+
 @pytest.mark.parametrize("lang, query, expect", [
     ("ko/", "개정판", "개정판"),
     ("zh/", "显卡", "显卡"),
