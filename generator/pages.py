@@ -67,6 +67,18 @@ def _models(ds, ctx):
     return ((f"models/{mid}.md", {"mid": mid, "model": m}) for mid, m in sorted(ds.models.items()))
 
 
+def _catalogue(ds, ctx):
+    """The catalogue's rows: when there are too many for one page, the page carries the newest
+    cards (in the table's order, by id) and the rest load on first use."""
+    from .render import LIST_ROWS
+
+    newest = {gid for gid, _ in sorted(ds.gpus.items(), key=lambda kv: (kv[1]["release_date"], kv[0]),
+                                       reverse=True)[:LIST_ROWS]}
+    ordered = sorted(ds.gpus.items())
+    return {"rows": ctx.rows("gpu-table", [kv for kv in ordered if kv[0] in newest],
+                             [kv for kv in ordered if kv[0] not in newest])}
+
+
 def _has_topics(ds) -> bool:
     return bool(ds.topics)
 
@@ -81,7 +93,7 @@ def _has_models(ds) -> bool:
 
 PAGE_KINDS: tuple[PageKind, ...] = (
     PageKind("home", "home.md.j2", "index.md"),
-    PageKind("catalogue", "gpus.md.j2", "gpus/index.md"),
+    PageKind("catalogue", "gpus.md.j2", "gpus/index.md", context=_catalogue),
     PageKind("api", "api.md.j2", "api/index.md"),
     PageKind("revision", "revision.md.j2", items=_revisions),
     PageKind("latest", "revision.md.j2", "latest/index.md", context=_latest),

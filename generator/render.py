@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import functools
+import json
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -36,6 +37,66 @@ class Page:
 
     path: str  # e.g. "revisions/2019-04-03.md"
     text: str
+
+
+# Long lists (the catalogue, the history, the revisions, today's cards): a page carries its first
+# LIST_ROWS rows; the rest go to a script beside it, which the page loads on first use (sorting,
+# filtering, "show all", or a link to a row it does not carry). A page's size then stays the
+# same however large the data grows, and sorting and filtering still cover every row.
+LIST_ROWS = 150
+_REST = re.compile(r"<!--wg-rest:([a-z0-9-]+)-->(.*?)(?=</tbody>)", re.S)
+
+
+@dataclass(frozen=True)
+class Rows:
+    """A list split for the page: ``items`` (the page's rows first), ``shown`` of ``total``."""
+
+    table: str
+    items: list
+    shown: int
+    total: int
+    rest_file: str
+
+    @property
+    def split(self) -> bool:
+        return self.shown < self.total
+
+    @property
+    def attrs(self) -> Markup:
+        """For the table's <tbody>: where the rest is, and how many rows there are in all."""
+        if not self.split:
+            return Markup("")
+        return Markup(f' data-wg-rest="{self.rest_file}" data-wg-total="{self.total}"')
+
+    @property
+    def cut(self) -> Markup:
+        """Written before the first row the page does not carry (see :func:`split_rest`)."""
+        return Markup(f"<!--wg-rest:{self.table}-->") if self.split else Markup("")
+
+
+def rest_script(table: str, rows_html: str) -> str:
+    """The rows a page does not carry, as a script (it works from file:// too)."""
+    # An external script, never inlined: only the two line separators JSON allows and older
+    # JavaScript does not need escaping.
+    body = json.dumps(rows_html.strip(), ensure_ascii=False).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    return f"(window.wgRows = window.wgRows || {{}})[{json.dumps(table)}] = {body};\n"
+
+
+def split_rest(page: Page) -> list[Page]:
+    """Cut the rows after each ``Rows.cut`` marker out of ``page`` into a script beside it: in
+    ``<dir>/<table>.rows.js``, where ``<dir>`` is the page's own address (``gpus/`` for
+    ``gpus/index.md``), so the page finds it by its bare name."""
+    if "<!--wg-rest:" not in page.text:
+        return [page]
+    stem = page.path[: -len(".md")]
+    folder = stem[: -len("index")] if stem == "index" or stem.endswith("/index") else stem + "/"
+    out = []
+
+    def cut(match: re.Match) -> str:
+        out.append(Page(f"{folder}{match[1]}.rows.js", rest_script(match[1], match[2])))
+        return ""
+
+    return [Page(page.path, _REST.sub(cut, page.text)), *out]
 
 
 class MissingText(KeyError):
@@ -108,6 +169,17 @@ class Context(EstimatesText):
     def ui_plain(self, key: str) -> str:
         self._need(key)
         return self.loc.ui(key)
+
+    def rows(self, table: str, shown_first: list, rest: list | None = None) -> Rows:
+        """Split a list for a page (see ``LIST_ROWS``): ``shown_first`` are the rows the page
+        carries when there are too many (in their order), ``rest`` the others; with ``rest``
+        None, the first ``LIST_ROWS`` of ``shown_first`` are carried."""
+        if rest is None:
+            shown_first, rest = shown_first[:LIST_ROWS], shown_first[LIST_ROWS:]
+        total = len(shown_first) + len(rest)
+        items = list(shown_first) + list(rest)
+        shown = len(shown_first) if total > LIST_ROWS else total
+        return Rows(table, items, shown, total, f"{table}.rows.js")
 
     def fill(self, key: str, **parts) -> Markup:
         """An interface text with ``{name}`` placeholders replaced by ``parts``.
@@ -233,8 +305,9 @@ def render_language(ds: Dataset, lang: str, templates_dir: Path, only: Collectio
         if only is not None and kind.path is not None and kind.path not in only:
             continue
         tpl = env.get_template(kind.template)
-        pages += [Page(path, tpl.render(c=ctx, ds=ds, **variables)) for path, variables in kind.pages(ds, ctx)
-                  if only is None or path in only]
+        for path, variables in kind.pages(ds, ctx):
+            if only is None or path in only:
+                pages += split_rest(Page(path, tpl.render(c=ctx, ds=ds, **variables)))
     pages += _site_pages(env, ctx, ds, templates_dir, only)
     return pages
 
@@ -246,7 +319,7 @@ def _site_pages(env, ctx: Context, ds: Dataset, templates_dir: Path, only: Colle
     for tpl in sorted(base.rglob("*.md.j2")) if base.is_dir() else []:
         rel = tpl.relative_to(base).as_posix()
         if only is None or rel[: -len(".j2")] in only:
-            out.append(Page(rel[: -len(".j2")], env.get_template(f"site/{rel}").render(c=ctx, ds=ds)))
+            out += split_rest(Page(rel[: -len(".j2")], env.get_template(f"site/{rel}").render(c=ctx, ds=ds)))
     return out
 
 

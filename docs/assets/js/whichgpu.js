@@ -53,13 +53,72 @@
   }
   window.WG = Object.assign(window.WG || {}, { diffAdvice, loadData });
 
+  /* ---------------------------------------------------------------- long lists */
+  // A long list's page carries its first rows; the rest are in a script beside the page
+  // (<tbody data-wg-rest="gpu-table.rows.js">), loaded on first use: sorting, filtering, the
+  // "show all" button, or an address that names a row the page does not carry.
+  const restLoads = new WeakMap();
+  function loadRest(table) {
+    const body = table && table.tBodies[0];
+    if (!body || !body.dataset.wgRest) return Promise.resolve(false);
+    if (!restLoads.has(body)) {
+      restLoads.set(body, new Promise((resolve, reject) => {
+        const s = document.createElement("script");
+        s.src = new URL(body.dataset.wgRest, location.href).href;
+        s.async = true;
+        s.onload = () => {
+          const html = (window.wgRows || {})[table.id];
+          if (typeof html !== "string") { reject(new Error("whichgpu: no rows in " + s.src)); return; }
+          body.insertAdjacentHTML("beforeend", html);  // rows made by the build, every string escaped there
+          delete window.wgRows[table.id];
+          delete body.dataset.wgRest;
+          const note = document.querySelector(`[data-wg-rest-for="${table.id}"]`);
+          if (note) note.hidden = true;
+          if (table.wgSort) table.wgSort.refresh();
+          resolve(true);
+        };
+        s.onerror = () => { restLoads.delete(body); s.remove(); reject(new Error("whichgpu: cannot load " + s.src)); };
+        document.head.appendChild(s);
+      }));
+    }
+    return restLoads.get(body);
+  }
+
+  function initRest(root) {
+    root.querySelectorAll("tbody[data-wg-rest]").forEach((body) => {
+      const table = body.closest("table");
+      if (!table || !once(table, "wgRest")) return;
+      const note = root.querySelector(`[data-wg-rest-for="${table.id}"]`);
+      const button = note && note.querySelector("button");
+      if (button) {
+        button.hidden = false;
+        button.addEventListener("click", () => loadRest(table).catch((err) => console.error(err)));
+      }
+      // a sort before the rest is in: hold the click, load, then sort every row
+      const head = table.tHead;
+      if (head) head.addEventListener("click", (e) => {
+        const th = e.target.closest("th");
+        if (!th || !body.dataset.wgRest || th.getAttribute("data-sort-method") === "none") return;
+        e.stopPropagation();
+        loadRest(table).then(() => { if (table.wgSort) table.wgSort.sortTable(th); }, (err) => console.error(err));
+      }, true);
+      const id = decodeURIComponent(location.hash.slice(1));
+      if (id && !document.getElementById(id)) {
+        loadRest(table).then(() => { const row = document.getElementById(id); if (row) row.scrollIntoView(); }, (err) => console.error(err));
+      }
+    });
+  }
+  window.WG.loadRest = loadRest;
+
   /* ---------------------------------------------------------------- catalogue */
   function initCatalogue(root) {
-    root.querySelectorAll("table.wg-sortable").forEach((t) => { if (once(t, "wgSort") && window.Tablesort) new window.Tablesort(t); });
+    root.querySelectorAll("table.wg-sortable").forEach((t) => { if (once(t, "wgSort") && window.Tablesort) t.wgSort = new window.Tablesort(t); });
+    initRest(root);
     const form = root.querySelector("#wg-filters");
     const table = root.querySelector("#gpu-table");
     if (!table || !once(form, "wgInit")) return;
-    const rows = [...table.tBodies[0].rows];
+    let rows = [...table.tBodies[0].rows];
+    const total = () => Number(table.tBodies[0].dataset.wgTotal) || rows.length;
     const params = new URLSearchParams(location.search);
     for (const input of form.elements) if (input.name && params.has(input.name)) input.value = params.get(input.name);
     const apply = () => {
@@ -76,16 +135,22 @@
         if (ok) shown += 1;
       }
       const out = form.querySelector("output");
-      out.textContent = (out.dataset.template || "{shown}/{total}").replace("{shown}", shown).replace("{total}", rows.length);
+      out.textContent = (out.dataset.template || "{shown}/{total}").replace("{shown}", shown).replace("{total}", total());
       const q = new URLSearchParams();
       for (const [k, v] of Object.entries(f)) if (v) q.set(k, v);
       history.replaceState(history.state, "", (q.toString() ? "?" + q : location.pathname) + location.hash);
     };
-    form.addEventListener("input", apply);
-    form.addEventListener("change", apply);
-    form.addEventListener("reset", () => setTimeout(apply, 0));
+    // filters cover every card: the first change loads the rows the page does not carry
+    const filtered = () => [...form.elements].some((i) => i.name && i.name !== "count" && i.value.trim());
+    const update = () => {
+      if (!table.tBodies[0].dataset.wgRest || !filtered()) { apply(); return; }
+      loadRest(table).then(() => { rows = [...table.tBodies[0].rows]; apply(); }, (err) => console.error(err));
+    };
+    form.addEventListener("input", update);
+    form.addEventListener("change", update);
+    form.addEventListener("reset", () => setTimeout(update, 0));
     form.addEventListener("submit", (e) => e.preventDefault());
-    apply();
+    update();
   }
 
   /* ---------------------------------------------------------------- compare 2 to 4 GPUs */
@@ -226,7 +291,7 @@
     const table = root.querySelector("#today-table");
     if (!form || !table || !once(form, "wgInit")) return;
     const body = table.tBodies[0];
-    const rows = Array.from(body.rows);
+    let rows = Array.from(body.rows);
     const params = new URLSearchParams(location.search);
     for (const name of ["workload", "budget", "memory"]) {
       const v = params.get(name);
@@ -249,7 +314,8 @@
         body.appendChild(r);
       }
       const out = form.elements.count;
-      if (out) out.value = (out.dataset.template || "{shown}").replace("{shown}", shown).replace("{total}", rows.length);
+      const total = Number(body.dataset.wgTotal) || rows.length;
+      if (out) out.value = (out.dataset.template || "{shown}").replace("{shown}", shown).replace("{total}", total);
       const next = new URLSearchParams();
       if (workload !== "training") next.set("workload", workload);
       if (budget !== null) next.set("budget", String(budget));
@@ -257,14 +323,22 @@
       const q = next.toString();
       history.replaceState(history.state, "", location.pathname + (q ? "?" + q : "") + location.hash);
     }
-    form.addEventListener("input", apply);
-    form.addEventListener("change", apply);
-    form.addEventListener("reset", () => setTimeout(apply, 0));
-    apply();
+    // the page carries the best cards by the default ranking; another ranking or a filter
+    // first loads the cards it does not carry
+    const update = () => {
+      const asked = (form.elements.workload.value || "training") !== "training" || form.elements.budget.value || form.elements.memory.value;
+      if (!body.dataset.wgRest || !asked) { apply(); return; }
+      loadRest(table).then(() => { rows = Array.from(body.rows); apply(); }, (err) => console.error(err));
+    };
+    form.addEventListener("input", update);
+    form.addEventListener("change", update);
+    form.addEventListener("reset", () => setTimeout(update, 0));
+    update();
   }
 
   function init() {
     const root = document;
+    initRest(root);
     initToday(root);
     nameSearchDialog(root);
     initCatalogue(root);

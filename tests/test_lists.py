@@ -1,0 +1,145 @@
+"""Long lists stay light: a page carries its first rows and loads the rest on first use.
+
+The shipped data is below the threshold, so these tests lower it (``render.LIST_ROWS``) and
+build the small fixture data, whose catalogue then needs its second part."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import pytest
+from conftest import EPOCH, ROOT
+from test_browser import _Quiet, _serve, browser  # noqa: F401  (fixture)
+
+from generator import render
+from generator.render import Page, split_rest
+from generator.site import Paths, build_site
+
+
+def _rows_of(script: str, table: str) -> str:
+    prefix = f'(window.wgRows = window.wgRows || {{}})["{table}"] = '
+    assert script.startswith(prefix) and script.endswith(";\n")
+    return json.loads(script[len(prefix):-2])
+
+
+def test_split_moves_the_rows_after_the_mark_into_a_script_beside_the_page():
+    text = ('<table id="t"><tbody data-wg-rest="t.rows.js"><tr><td>1</td></tr>\n<!--wg-rest:t--><tr><td>2</td></tr>\n'
+            '<tr><td>&#60;3&#62; \u2028</td></tr>\n</tbody></table>\nafter')
+    page, rest = split_rest(Page("gpus/index.md", text))
+    assert page.path == "gpus/index.md" and rest.path == "gpus/t.rows.js"
+    assert "<td>2</td>" not in page.text and "<td>1</td>" in page.text and page.text.endswith("</tbody></table>\nafter")
+    assert "\u2028" not in rest.text  # a line separator would end a string in older JavaScript
+    assert _rows_of(rest.text, "t") == "<tr><td>2</td></tr>\n<tr><td>&#60;3&#62; \u2028</td></tr>"
+    # a page at revisions/x.md is served at revisions/x/: its script sits there
+    assert split_rest(Page("revisions/x.md", text))[1].path == "revisions/x/t.rows.js"
+    assert split_rest(Page("a.md", "no mark")) == [Page("a.md", "no mark")]
+
+
+@pytest.fixture(scope="module")
+def small_lists(tmp_path_factory):
+    """The fixture data built (English) with a threshold of one row."""
+    base = tmp_path_factory.mktemp("lists")
+    shutil.copytree(ROOT / "tests" / "fixtures" / "valid", base / "data")
+    shutil.copyfile(ROOT / "data" / "ui.yaml", base / "data" / "ui.yaml")
+    old_rows, old_epoch = render.LIST_ROWS, os.environ.get("SOURCE_DATE_EPOCH")
+    render.LIST_ROWS = 1
+    os.environ["SOURCE_DATE_EPOCH"] = EPOCH
+    try:
+        paths = Paths(data=base / "data", build=base / "build", site=base / "site")
+        ds = build_site(paths, ["en"])
+    finally:
+        render.LIST_ROWS = old_rows
+        if old_epoch is None:
+            os.environ.pop("SOURCE_DATE_EPOCH", None)
+        else:
+            os.environ["SOURCE_DATE_EPOCH"] = old_epoch
+    return paths.site, ds
+
+
+def test_catalogue_carries_the_newest_cards_and_the_rest_beside_it(small_lists):
+    site, ds = small_lists
+    html = (site / "gpus" / "index.html").read_text(encoding="utf-8")
+    newest = max(ds.gpus, key=lambda g: (ds.gpus[g]["release_date"], g))
+    others = sorted(set(ds.gpus) - {newest})
+    assert f'id="{newest}"' in html and not any(f'id="{g}"' in html for g in others)
+    assert f'data-wg-rest="gpu-table.rows.js" data-wg-total="{len(ds.gpus)}"' in html
+    assert "wg-rest" in html and f"1 of the {len(ds.gpus)} rows" in html
+    rest = _rows_of((site / "gpus" / "gpu-table.rows.js").read_text(encoding="utf-8"), "gpu-table")
+    assert all(f'id="{g}"' in rest for g in others) and f'id="{newest}"' not in rest
+
+
+@pytest.fixture(scope="module")
+def lists_server(small_lists):
+    yield from _serve(small_lists[0], _Quiet)
+
+
+def _open(browser, url, **kw):  # noqa: F811
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, **kw)
+    page = context.new_page()
+    page.set_default_timeout(30000)
+    asked = []
+    page.on("request", lambda r: asked.append(r.url) if r.url.endswith(".rows.js") else None)
+    page.goto(url)
+    page.wait_for_load_state("networkidle")
+    return context, page, asked
+
+
+def test_rest_loads_on_show_all(lists_server, browser, small_lists):  # noqa: F811
+    _, ds = small_lists
+    context, page, asked = _open(browser, lists_server + "/gpus/")
+    try:
+        rows = page.locator("#gpu-table tbody tr")
+        assert rows.count() == 1 and asked == []  # nothing more on load
+        button = page.locator(".wg-rest button")
+        assert button.is_visible()
+        button.click()
+        page.wait_for_function(f"document.querySelectorAll('#gpu-table tbody tr').length === {len(ds.gpus)}")
+        assert len(asked) == 1 and not page.locator(".wg-rest").is_visible()
+    finally:
+        context.close()
+
+
+def test_sorting_and_filtering_cover_every_card(lists_server, browser, small_lists):  # noqa: F811
+    _, ds = small_lists
+    total = len(ds.gpus)
+    context, page, _ = _open(browser, lists_server + "/gpus/")
+    try:
+        # a sort before the rest is in sorts every card, in the order the reader asked for
+        page.locator("#gpu-table thead th").nth(4).click()  # memory
+        page.wait_for_function(f"document.querySelectorAll('#gpu-table tbody tr').length === {total}")
+        mems = [float(x) for x in page.locator("#gpu-table tbody tr").evaluate_all("rs => rs.map(r => r.dataset.mem)")]
+        assert mems == sorted(mems)
+    finally:
+        context.close()
+    vendor = sorted({g["vendor"] for g in ds.gpus.values()})[0]
+    expected = sum(1 for g in ds.gpus.values() if g["vendor"] == vendor)
+    context, page, asked = _open(browser, lists_server + f"/gpus/?vendor={vendor}")
+    try:  # a filter in the address: the count is over every card
+        page.wait_for_function(f"document.querySelectorAll('#gpu-table tbody tr').length === {total}")
+        assert page.locator("#wg-filters output").inner_text().startswith(f"{expected} of {total}")
+        assert len(asked) == 1
+    finally:
+        context.close()
+
+
+def test_a_link_to_a_row_the_page_does_not_carry_still_lands(lists_server, browser, small_lists):  # noqa: F811
+    _, ds = small_lists
+    newest = max(ds.gpus, key=lambda g: (ds.gpus[g]["release_date"], g))
+    other = sorted(set(ds.gpus) - {newest})[0]
+    context, page, _ = _open(browser, lists_server + f"/gpus/#{other}")
+    try:
+        page.locator(f"#{other}").wait_for()
+        assert page.locator(f"#{other} a").first.get_attribute("href") == f"{other}/"
+    finally:
+        context.close()
+
+
+def test_without_javascript_the_carried_rows_and_the_note_show(lists_server, browser):  # noqa: F811
+    context, page, _ = _open(browser, lists_server + "/gpus/", java_script_enabled=False)
+    try:
+        assert page.locator("#gpu-table tbody tr").count() == 1
+        assert page.locator("#gpu-table tbody tr a").first.is_visible()
+        assert page.locator(".wg-rest").is_visible() and not page.locator(".wg-rest button").is_visible()
+    finally:
+        context.close()
