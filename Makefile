@@ -91,11 +91,15 @@ lint: dev-venv
 test: dev-venv lint browser java node_modules/.installed
 	$(BIN)/python -m pytest -n 2 -q
 
-bench: dev-venv node_modules/.installed
+bench: dev-venv node_modules/.installed browser
+	mkdir -p build/bench
 	$(BIN)/python -m benchmarks.build_bench
 	$(BIN)/python -m benchmarks.calc_bench
 	$(BIN)/python -m benchmarks.estimate_bench
-	$(BIN)/python -m benchmarks.lighthouse_bench
+	$(BIN)/python -m benchmarks.preview_bench --json build/bench/preview.json
+	$(BIN)/python -m benchmarks.page_bytes --json build/bench/page_bytes.json
+	$(BIN)/python -m benchmarks.lighthouse_bench --json build/bench/lighthouse.json
+	$(BIN)/python -m benchmarks.budgets
 
 clean:
 	rm -rf build site site.tmp-* site.old-* .pytest_cache

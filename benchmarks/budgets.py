@@ -1,0 +1,77 @@
+"""The last step of `make bench`: every speed and size budget in one table, from the figures the
+earlier steps measured in this run (their JSON files in build/bench/). Asserts nothing: a budget
+that is missed says so in its row."""
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "build" / "bench"
+
+
+def _load(name: str):
+    path = OUT / f"{name}.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def rows() -> list[tuple[str, str, str, bool | None]]:
+    """(what, measured, budget, met) for every budget whose figures this run has."""
+    out = []
+    preview, pages, lighthouse = _load("preview"), _load("page_bytes"), _load("lighthouse")
+    if preview:
+        s = preview["serve"]
+        out.append(("preview: a saved edit shown on the open page (1x)",
+                    f"median {statistics.median(s):.2f}s, worst {max(s):.2f}s", "<= 1.5s", max(s) <= 1.5))
+        steps = {f: statistics.median(t) for f, t in preview["first_step"].items()}
+        if "1" in steps and len(steps) > 1:
+            last = max(steps, key=int)
+            out.append((f"preview: the open page's step, {last}x against 1x",
+                        f"{steps[last]:.2f}s / {steps['1']:.2f}s = {steps[last] / steps['1']:.2f}x", "does not grow", None))
+        b = preview["builds"]
+        out.append((f"full build: four languages against one ({b['cores']} cores)",
+                    f"{b['four']:.1f}s / {b['one']:.1f}s = {b['four'] / b['one']:.2f}x", "<= 2.0x", b["four"] / b["one"] <= 2.0))
+        out.append(("full build: English byte-identical alone and with the others", str(b["identical"]), "True",
+                    b["identical"]))
+    if pages:
+        first, last = pages[0], pages[-1]
+        for name in ("gpu page", "home"):
+            if name in first["pages"] and name in last["pages"]:
+                a, z = first["pages"][name]["bytes"], last["pages"][name]["bytes"]
+                out.append((f"bytes a {name} fetches before any interaction, {last['factor']}x against {first['factor']}x",
+                            f"{z:,} / {a:,} = {z / a:.2f}x", "the same (<= 1.05x)", z / a <= 1.05))
+        for r in pages:
+            if "catalogue" in r["pages"]:
+                html = r["pages"]["catalogue"]["html"]
+                out.append((f"catalogue HTML at {r['factor']}x ({r['gpus']:,} GPUs)", f"{html:,} bytes", "<= 400 KB",
+                            html <= 400_000 if r["factor"] >= 10 else None))
+        searches = sum(p["search_index"] for r in pages for p in r["pages"].values())
+        out.append(("search-index requests on page load (every page, every scale)", str(searches), "0", searches == 0))
+    if lighthouse:
+        for r in lighthouse:
+            out.append((f"Lighthouse performance {r['page']} (median of {len(r['scores'])})", f"{r['median']:.0f}", ">= 95",
+                        r["median"] >= 95))
+        for r in lighthouse:
+            if r["page"].endswith("gpus/"):
+                out.append((f"total blocking time {r['page']} (median)", f"{r['tbt_median_ms']:.0f} ms", "<= 150 ms",
+                            r["tbt_median_ms"] <= 150))
+    return out
+
+
+def main() -> int:
+    table = rows()
+    if not table:
+        print(f"no figures in {OUT}: run `make bench`", file=sys.stderr)
+        return 1
+    width = max(len(r[0]) for r in table)
+    print(f"{'budget':<{width}}  {'measured':<34} {'target':<20} status")
+    for what, measured, target, met in table:
+        status = "-" if met is None else ("ok" if met else "MISSED")
+        print(f"{what:<{width}}  {measured:<34} {target:<20} {status}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

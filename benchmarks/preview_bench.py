@@ -1,0 +1,149 @@
+"""A contributor's wait: the preview's latency, and a full build's four languages against one.
+
+1. **Preview latency** (shipped data): ``python -m generator serve`` on a copy of data/, the
+   page ``/gpus/rtx-4090/`` open; each round saves a change to ``gpus/nvidia/rtx-4090.yaml``
+   and polls the page until it shows the change. Five rounds, each after the previous change
+   reached every language; median and worst.
+2. **The open page's step at 1x and 10x** (in-process, English): how the first step's time
+   grows with the catalogue.
+3. **Four languages against one**: a full build of the four languages and one of English alone,
+   and whether English came out byte-identical both ways.
+
+Prints a table; asserts nothing.
+"""
+from __future__ import annotations
+
+import argparse
+import filecmp
+import io
+import json
+import os
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from benchmarks import synth
+from generator.site import Paths, Timings, build_site
+
+ROOT = Path(__file__).resolve().parent.parent
+GPU = "gpus/nvidia/rtx-4090.yaml"
+ROUNDS = 5
+
+
+def _fetch(url: str) -> str:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return r.read().decode("utf-8")
+    except OSError:
+        return ""
+
+
+def _tdp(path: Path, value: int) -> None:
+    text = path.read_text(encoding="utf-8")
+    path.write_text(re.sub(r"^tdp_w: .*$", f"tdp_w: {value}", text, count=1, flags=re.M), encoding="utf-8")
+
+
+def serve_latency(tmp: Path) -> list[float]:
+    data = tmp / "serve-data"
+    shutil.copytree(ROOT / "data", data)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    log = tmp / "serve.log"
+    with open(log, "w", encoding="utf-8") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "generator", "serve", "--data", str(data), "--port", str(port)],
+                                cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/gpus/rtx-4090/"
+    times = []
+    try:
+        end = time.monotonic() + 600
+        while "rtx-4090" not in _fetch(url) and time.monotonic() < end:
+            time.sleep(0.5)
+        for i in range(ROUNDS):
+            done = log.read_text(encoding="utf-8").count("every language is up to date")
+            value = 601 + i  # a TDP no card has: it appears on the page only after the rebuild
+            t0 = time.perf_counter()
+            _tdp(data / GPU, value)
+            while f">{value}" not in _fetch(url) and f" {value} " not in _fetch(url):
+                if time.perf_counter() - t0 > 120:
+                    raise RuntimeError("the page never showed the change; see " + str(log))
+                time.sleep(0.01)
+            times.append(time.perf_counter() - t0)
+            while log.read_text(encoding="utf-8").count("every language is up to date") <= done:
+                time.sleep(0.2)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    return times
+
+
+def first_step(factor: int, tmp: Path) -> list[float]:
+    from generator.preview import Preview
+
+    data = synth.make(ROOT / "data", tmp / f"pv-data-{factor}", factor)
+    pv = Preview(Paths(root=ROOT, data=data, build=tmp / f"pv-build-{factor}", site=tmp / f"pv-site-{factor}"),
+                 out=io.StringIO(), langs=["en"])
+    pv.start()
+    pv.seen("/gpus/rtx-4090/")
+    times = []
+    for i in range(ROUNDS):
+        _tdp(data / GPU, 601 + i)
+        pv.update()
+        times.append(pv.changes[-1].steps[0].seconds)
+        while not pv.changes[-1].done:
+            time.sleep(0.1)
+    return times
+
+
+def four_against_one(tmp: Path) -> dict:
+    out = {}
+    for name, langs in (("four", ("en", "ko", "zh", "fr")), ("one", ("en",))):
+        paths = Paths(root=ROOT, build=tmp / f"b-{name}", site=tmp / f"s-{name}")
+        build_site(paths, langs, Timings())  # a first build fills the caches; the second is timed
+        t0 = time.perf_counter()
+        build_site(paths, langs, Timings())
+        out[name] = time.perf_counter() - t0
+    cmp = filecmp.dircmp(tmp / "s-one", tmp / "s-four", ignore=["ko", "zh", "fr"])
+    out["identical"] = _same(cmp)
+    out["cores"] = os.cpu_count()
+    return out
+
+
+def _same(cmp: filecmp.dircmp) -> bool:
+    if cmp.left_only or cmp.right_only or cmp.funny_files:
+        return False
+    _, mismatch, errors = filecmp.cmpfiles(cmp.left, cmp.right, cmp.common_files, shallow=False)
+    return not mismatch and not errors and all(_same(sub) for sub in cmp.subdirs.values())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--json", help="also write the results to this file")
+    parser.add_argument("--scales", default="1,10", help="scales of the in-process first step")
+    args = parser.parse_args()
+    os.environ.setdefault("SOURCE_DATE_EPOCH", "1767225600")
+    with tempfile.TemporaryDirectory(prefix="whichgpu-preview-") as tmp:
+        tmp = Path(tmp)
+        result = {"serve": serve_latency(tmp)}
+        result["first_step"] = {f: first_step(int(f), tmp) for f in args.scales.split(",")}
+        result["builds"] = four_against_one(tmp)
+    s, b = result["serve"], result["builds"]
+    print(f"preview, save to page shown (serve, 1x): median {statistics.median(s):.2f}s, worst {max(s):.2f}s "
+          f"over {len(s)} edits (budget 1.5s)")
+    for factor, times in result["first_step"].items():
+        print(f"preview, the open page's step ({factor}x, in-process): median {statistics.median(times):.2f}s")
+    print(f"full build: four languages {b['four']:.1f}s, English alone {b['one']:.1f}s, ratio {b['four'] / b['one']:.2f}x "
+          f"on {b['cores']} cores (budget 2.0x); English byte-identical both ways: {b['identical']}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
