@@ -372,7 +372,8 @@ def published_estimates(bundle) -> dict:
     path = CACHE_DIR / f"estimate-{_digest(bundle)}.json"
     if path.is_file():
         return json.loads(path.read_text(encoding="utf-8"))
-    table = json.loads(json.dumps(published(bundle)))  # the same JSON types as a cached copy
+    # the same JSON types and key order as a cached copy: a build is the same with or without it
+    table = json.loads(json.dumps(published(bundle), sort_keys=True))
     try:
         CACHE_DIR.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".tmp-{os.getpid()}")
