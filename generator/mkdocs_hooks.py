@@ -17,7 +17,7 @@ import secrets
 
 # Block-level tags Python-Markdown treats as raw HTML when they open a block.
 _TAGS = ("table", "div", "figure", "form", "details", "section", "svg", "nav", "aside", "dl", "ol", "ul", "p")
-_OPEN = re.compile(r"<(%s)\b[^>]*>" % "|".join(_TAGS))
+_OPEN = re.compile(r"<(" + "|".join(_TAGS) + r")\b[^>]*>")
 _KEY = "wg_raw_blocks"
 
 
