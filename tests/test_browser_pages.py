@@ -23,6 +23,34 @@ def test_sorting_is_numeric(server, page, built_site):
     assert header.get_attribute("aria-sort") in ("ascending", "descending")
 
 
+def test_sort_and_filters_round_trip_through_the_url(server, page, built_site):
+    """A sorted, filtered view is an address a reader can share: the address follows the sort,
+    and opening it gives the same rows in the same order."""
+    _, ds = built_site
+    page.goto(server + "/gpus/?vendor=nvidia")
+    header = page.locator("#gpu-table thead th[data-key=memory]")
+    header.click()
+    header.click()
+    assert header.get_attribute("aria-sort") == "descending"
+    page.wait_for_function("location.search.includes('sort=memory')")
+    assert "vendor=nvidia" in page.url and "dir=desc" in page.url
+    shown = visible_ids(page)
+    page.goto(page.url)  # a fresh load of the shared address
+    page.wait_for_load_state("networkidle")
+    assert page.locator("#gpu-table thead th[data-key=memory]").get_attribute("aria-sort") == "descending"
+    again = visible_ids(page)
+    assert sorted(again) == sorted(shown)  # the same cards (cards of equal memory may swap places)
+    mems = [ds.gpus[g]["memory_gb"] for g in again]
+    assert mems == sorted(mems, reverse=True) and all(ds.gpus[g]["vendor"] == "nvidia" for g in shown)
+    # back to the default order (by name): the address no longer names a sort
+    name = page.locator("#gpu-table thead th[data-key=name]")
+    name.click()
+    if name.get_attribute("aria-sort") != "ascending":
+        name.click()
+    page.wait_for_function("!location.search.includes('sort=')")
+    assert "vendor=nvidia" in page.url
+
+
 def test_filters_change_the_rows(server, page, built_site):
     _, ds = built_site
     page.goto(server + "/gpus/")

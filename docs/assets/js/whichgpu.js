@@ -136,10 +136,40 @@
       }
       const out = form.querySelector("output");
       out.textContent = (out.dataset.template || "{shown}/{total}").replace("{shown}", shown).replace("{total}", total());
+      writeAddress(f);
+    };
+    // the address keeps the filters and the sort (?sort=memory&dir=desc): a view can be shared
+    const heads = [...table.tHead.rows[0].cells].filter((th) => th.dataset.key);
+    const sortParams = () => {
+      const th = heads.find((h) => h.getAttribute("aria-sort"));
+      if (!th) return {};
+      const dir = th.getAttribute("aria-sort") === "descending" ? "desc" : "asc";
+      return th.hasAttribute("data-sort-default") && dir === "asc" ? {} : { sort: th.dataset.key, dir };
+    };
+    const writeAddress = (f) => {
       const q = new URLSearchParams();
-      for (const [k, v] of Object.entries(f)) if (v) q.set(k, v);
+      for (const [k, v] of Object.entries(f || {})) if (v) q.set(k, v);
+      for (const [k, v] of Object.entries(sortParams())) q.set(k, v);
       history.replaceState(history.state, "", (q.toString() ? "?" + q : location.pathname) + location.hash);
     };
+    const formValues = () => {
+      const f = {};
+      for (const input of form.elements) if (input.name && input.name !== "count") f[input.name] = input.value.trim();
+      return f;
+    };
+    table.addEventListener("afterSort", () => writeAddress(formValues()));
+    const wanted = heads.find((h) => h.dataset.key === params.get("sort"));
+    if (wanted && table.wgSort) {
+      const sortNow = () => {
+        // tablesort turns a column's current order around: set the opposite, then sort
+        if (table.wgSort.current && table.wgSort.current !== wanted) table.wgSort.current.removeAttribute("aria-sort");
+        wanted.setAttribute("aria-sort", params.get("dir") === "desc" ? "ascending" : "descending");
+        table.wgSort.current = wanted;
+        table.wgSort.sortTable(wanted);
+      };
+      if (table.tBodies[0].dataset.wgRest) loadRest(table).then(sortNow, (err) => console.error(err));
+      else sortNow();
+    }
     // filters cover every card: the first change loads the rows the page does not carry
     const filtered = () => [...form.elements].some((i) => i.name && i.name !== "count" && i.value.trim());
     const update = () => {
