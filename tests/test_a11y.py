@@ -41,3 +41,60 @@ def test_no_wcag_violations(server, axe_browser, built_site, lang, scheme):
             found.append(f"/{lang}{kind}: {v['id']} ({v['impact']}) at {[n['target'] for n in v['nodes'][:3]]}")
     context.close()
     assert found == [], "\n".join(found)
+
+
+def _ready(page, name):
+    page.wait_for_function(f'(() => {{ const r = document.querySelector(\'[data-wg-calc="{name}"]\'); return r && "wgLast" in r; }})()')  # noqa: E501
+
+
+# States a reader reaches by using a page, not by loading it: a drawn result, a chosen diff, the
+# search dialog with results, a filtered catalogue.
+def _picker(page):
+    _ready(page, "picker")
+
+
+def _llm(page):
+    _ready(page, "llm")
+
+
+def _diff(page):
+    page.wait_for_function("document.querySelectorAll('#wg-diff tbody tr').length > 0")
+
+
+def _search(page):
+    page.locator('label.md-header__button[for="__search"]').click()  # the search button of a phone's header
+    page.locator("input.md-search__input").focus()
+    page.keyboard.type("RTX", delay=20)
+    page.keyboard.press("End")
+    page.locator(".md-search-result__item").first.wait_for()
+
+
+def _filtered(page):
+    page.select_option("#wg-filters select[name=vendor]", "amd")
+    page.wait_for_function("document.querySelectorAll('#gpu-table tbody tr[hidden]').length > 0")
+
+
+STATES = [("calculators/picker/?workload=llm-inference&memory=24&budget=2000", _picker),
+          ("calculators/memory-llm/", _llm), ("diffs/?a=2016-07-23&b=2019-04-03", _diff), ("gpus/", _search), ("gpus/", _filtered)]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("lang", ["", "ko/", "zh/", "fr/"])
+def test_no_wcag_violations_in_reached_states(server, axe_browser, built_site, lang, scheme):
+    from axe_playwright_python.sync_playwright import Axe
+
+    context = axe_browser.new_context(color_scheme=scheme, viewport={"width": 412, "height": 915})
+    page = context.new_page()
+    page.set_default_timeout(30000)
+    axe = Axe()
+    found = []
+    for path, reach in STATES:
+        page.goto(f"{server}/{lang}{path}")
+        page.wait_for_load_state("networkidle")
+        reach(page)
+        result = axe.run(page, options={"runOnly": {"type": "tag", "values": TAGS}})
+        for v in result.response["violations"]:
+            found.append(f"/{lang}{path} after {reach.__name__[1:]}: {v['id']} ({v['impact']}) "
+                         f"at {[n['target'] for n in v['nodes'][:3]]}")
+    context.close()
+    assert found == [], "\n".join(found)
