@@ -75,7 +75,8 @@ def _filtered(page):
 
 
 STATES = [("calculators/picker/?workload=llm-inference&memory=24&budget=2000", _picker),
-          ("calculators/memory-llm/", _llm), ("diffs/?a=2016-07-23&b=2019-04-03", _diff), ("gpus/", _search), ("gpus/", _filtered)]
+          ("calculators/memory-llm/", _llm), ("diffs/?a=2016-07-23&b=2019-04-03", _diff), ("gpus/", _search),
+          ("gpus/", _filtered)]
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

@@ -9,11 +9,18 @@ def visible_ids(page):
     return page.eval_on_selector_all("#gpu-table tbody tr:not([hidden])", "rows => rows.map(r => r.id)")
 
 
+def every_row(page, table, count):
+    """A long list carries its first rows; sorting or filtering loads the rest: wait for them."""
+    page.wait_for_function(f"document.querySelectorAll('#{table} tbody tr').length === {count}")
+
+
 def test_sorting_is_numeric(server, page, built_site):
     _, ds = built_site
     page.goto(server + "/gpus/")
     header = page.locator("#gpu-table thead th").nth(4)  # memory
     header.click()
+    every_row(page, "gpu-table", len(ds.gpus))
+    page.wait_for_function("document.querySelector('#gpu-table thead th:nth-child(5)').getAttribute('aria-sort')")
     first = page.eval_on_selector_all("#gpu-table tbody tr", "rows => rows.map(r => parseFloat(r.dataset.mem))")
     header.click()
     second = page.eval_on_selector_all("#gpu-table tbody tr", "rows => rows.map(r => parseFloat(r.dataset.mem))")
@@ -28,6 +35,7 @@ def test_sort_and_filters_round_trip_through_the_url(server, page, built_site):
     and opening it gives the same rows in the same order."""
     _, ds = built_site
     page.goto(server + "/gpus/?vendor=nvidia")
+    every_row(page, "gpu-table", len(ds.gpus))
     header = page.locator("#gpu-table thead th[data-key=memory]")
     header.click()
     header.click()
@@ -36,7 +44,8 @@ def test_sort_and_filters_round_trip_through_the_url(server, page, built_site):
     assert "vendor=nvidia" in page.url and "dir=desc" in page.url
     shown = visible_ids(page)
     page.goto(page.url)  # a fresh load of the shared address
-    page.wait_for_load_state("networkidle")
+    every_row(page, "gpu-table", len(ds.gpus))
+    page.wait_for_function("location.search.includes('sort=memory')")
     assert page.locator("#gpu-table thead th[data-key=memory]").get_attribute("aria-sort") == "descending"
     again = visible_ids(page)
     assert sorted(again) == sorted(shown)  # the same cards (cards of equal memory may swap places)
@@ -55,6 +64,7 @@ def test_filters_change_the_rows(server, page, built_site):
     _, ds = built_site
     page.goto(server + "/gpus/")
     page.select_option("#wg-filters select[name=vendor]", "amd")
+    every_row(page, "gpu-table", len(ds.gpus))
     assert sorted(visible_ids(page)) == sorted(g for g, r in ds.gpus.items() if r["vendor"] == "amd")
     page.select_option("#wg-filters select[name=vendor]", "")
     page.fill("#wg-filters input[name=mem]", "48")
@@ -71,6 +81,7 @@ def test_filters_change_the_rows(server, page, built_site):
 def test_filter_state_comes_back_from_the_url(server, page, built_site):
     _, ds = built_site
     page.goto(server + "/gpus/?from=2022&to=2022")
+    every_row(page, "gpu-table", len(ds.gpus))
     assert sorted(visible_ids(page)) == sorted(g for g, r in ds.gpus.items() if r["release_date"].year == 2022)
 
 
@@ -188,9 +199,10 @@ def test_today_filters_round_trip_through_the_url(server, page, built_site, lang
     page.goto(f"{server}/{lang}today/")
     form = page.locator("#wg-today-filters")
     rows = page.locator("#today-table tbody tr")
-    total = rows.count()
+    total = int(page.locator("#today-table tbody").get_attribute("data-wg-total") or rows.count())
     assert total >= 20
     form.locator('[name="workload"]').select_option("decode_8b")
+    every_row(page, "today-table", total)
     form.locator('[name="budget"]').fill("1000")
     form.locator('[name="memory"]').fill("16")
     form.locator('[name="memory"]').dispatch_event("change")
@@ -207,6 +219,7 @@ def test_today_filters_round_trip_through_the_url(server, page, built_site, lang
     url = page.url
     page.goto("about:blank")
     page.goto(url)
+    every_row(page, "today-table", total)
     assert form.locator('[name="workload"]').input_value() == "decode_8b"
     assert form.locator('[name="budget"]').input_value() == "1000"
     back = page.locator("#today-table tbody tr:not([hidden])")
