@@ -232,15 +232,14 @@ def build_site(paths: Paths, langs=LANGS, timings: Timings | None = None) -> Dat
     ds = load_or_fail(paths)
     if timings:
         timings.add("validate", time.perf_counter() - t0)
+    generate(ds, paths, langs, timings)
     tmp = paths.site.with_name(f"{paths.site.name}.tmp-{os.getpid()}")
     parts = {lang: paths.site.with_name(f"{paths.site.name}.tmp-{os.getpid()}-{lang}") for lang in langs}
     for folder in (tmp, *parts.values()):
         if folder.exists():
             shutil.rmtree(folder)
     try:
-        if not _pipeline(ds, paths, parts, timings):
-            generate(ds, paths, langs, timings)
-            _build_parallel(ds, paths, parts, timings)
+        _build_parallel(ds, paths, parts, timings)
         if "en" in parts:
             parts["en"].rename(tmp)
         else:
@@ -254,56 +253,6 @@ def build_site(paths: Paths, langs=LANGS, timings: Timings | None = None) -> Dat
         raise
     swap_in(tmp, paths.site)
     return ds
-
-
-# Chinese builds longest (its search index is segmented word by word): it starts first, so the
-# other languages fill the remaining cores around it.
-_LONGEST_FIRST = ("zh",)
-
-
-def _can_fork(n: int) -> int:
-    """How many processes to fork for ``n`` tasks: none while other threads run (the preview's
-    server), or on one core."""
-    workers = min(n, os.cpu_count() or 1)
-    ok = workers > 1 and threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
-    return workers if ok else 0
-
-
-def _pipeline(ds: Dataset, paths: Paths, parts: dict[str, Path], timings: Timings | None) -> bool:
-    """Each language generated and built in one process, with no wait between the two steps:
-    a core that finishes a language starts the next one's pages at once. False when the
-    machine or the process cannot fork (the caller then goes step by step)."""
-    from .derive import derive
-
-    langs = sorted(parts, key=lambda lang: (lang not in _LONGEST_FIRST, list(parts).index(lang)))
-    workers = _can_fork(len(langs))
-    if not workers:
-        return False
-    t0 = time.perf_counter()
-    derive(ds).warm()  # once, before the fork: every language inherits it
-    global _FORKED_BUILD
-    _FORKED_BUILD = (ds, paths, parts)
-    try:
-        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-            spent = dict(zip(langs, pool.map(_generate_and_build_forked, langs), strict=True))
-    finally:
-        _FORKED_BUILD = None
-    if timings:
-        # generation's share of the wall time: derived once, then each language's pages, spread
-        # over the cores like the MkDocs builds
-        timings.add("generate", time.perf_counter() - t0 - sum(mk for _, mk in spent.values()) / workers)
-        for lang in parts:
-            timings.add(f"mkdocs:{lang}", spent[lang][1])
-    return True
-
-
-def _generate_and_build_forked(lang: str) -> tuple[float, float]:
-    ds, paths, parts = _FORKED_BUILD
-    t0 = time.perf_counter()
-    generate_language(ds, paths, lang)
-    t1 = time.perf_counter()
-    build_languages(ds, paths, parts[lang], [lang], None, nested=False)
-    return t1 - t0, time.perf_counter() - t1
 
 
 def _build_parallel(ds: Dataset, paths: Paths, parts: dict[str, Path], timings: Timings | None) -> None:
