@@ -26,10 +26,10 @@ def rows() -> list[tuple[str, str, str, bool | None]]:
         out.append(("preview: a saved edit shown on the open page (1x)",
                     f"median {statistics.median(s):.2f}s, worst {max(s):.2f}s", "<= 1.5s", max(s) <= 1.5))
         steps = {f: statistics.median(t) for f, t in preview["first_step"].items()}
-        if "1" in steps and len(steps) > 1:
-            last = max(steps, key=int)
-            out.append((f"preview: the open page's step, {last}x against 1x",
-                        f"{steps[last]:.2f}s / {steps['1']:.2f}s = {steps[last] / steps['1']:.2f}x", "does not grow", None))
+        for factor in sorted(steps, key=int):
+            # the open page's own step (no server, no reload): it must not grow with the catalogue
+            out.append((f"preview: the open page's step at {factor}x (in-process, median)", f"{steps[factor]:.2f}s",
+                        "<= 1.5s at every scale", steps[factor] <= 1.5))
         b = preview["builds"]
         out.append((f"full build: four languages against one ({b['cores']} cores)",
                     f"{b['four']:.1f}s / {b['one']:.1f}s = {b['four'] / b['one']:.2f}x", "<= 2.0x", b["four"] / b["one"] <= 2.0))
@@ -66,10 +66,10 @@ def main() -> int:
         print(f"no figures in {OUT}: run `make bench`", file=sys.stderr)
         return 1
     width = max(len(r[0]) for r in table)
-    print(f"{'budget':<{width}}  {'measured':<34} {'target':<20} status")
+    print(f"{'budget':<{width}}  {'measured':<34} {'target':<24} status")
     for what, measured, target, met in table:
         status = "-" if met is None else ("ok" if met else "MISSED")
-        print(f"{what:<{width}}  {measured:<34} {target:<20} {status}")
+        print(f"{what:<{width}}  {measured:<34} {target:<24} {status}")
     return 0
 
 
