@@ -154,6 +154,8 @@ def test_a_page_template_edit_rebuilds_only_the_pages_it_renders(preview, tmp_pa
     paths = Paths(root=base, data=pv.paths.data, build=pv.paths.build, site=pv.paths.site)
     assert paths.templates == templates / "pages"
     shutil.copyfile(ROOT / "mkdocs.yml", base / "mkdocs.yml")
+    (base / "generator").mkdir(exist_ok=True)  # mkdocs.yml names its hooks by path
+    shutil.copyfile(ROOT / "generator" / "mkdocs_hooks.py", base / "generator" / "mkdocs_hooks.py")
     pv.paths = paths
     pv.update()  # the copy of the theme is a theme change: every page once
     _wait(pv)
