@@ -97,10 +97,14 @@ def test_page_kinds_come_from_one_registry(tmp_path):
     templates = tmp_path / "pages"
     shutil.copytree(ROOT / "templates" / "pages", templates)
     (templates / "extra.md.j2").write_text("# {{ c.ui('nav.gpus') }} and {{ ds.gpus|length }}\n", encoding="utf-8")
-    before = {p.path for p in render_language(ds, "en", templates)}
+    rendered = {p.path for p in render_language(ds, "en", templates)}
+    before = {p for p in rendered if p.endswith(".md")}
     site_pages = {p.relative_to(templates / "site").as_posix()[: -len(".j2")] for p in (templates / "site").rglob("*.md.j2")}
     kind_pages = {path for k in registry.PAGE_KINDS for path, _ in k.pages(ds, _ctx(ds))}
     assert before == kind_pages | site_pages
+    # besides pages, only the rows long lists do not carry, each beside its own page
+    for rest in rendered - before:
+        assert rest.endswith(".rows.js") and rest.rsplit("/", 1)[0] + "/index.md" in before, rest
     extra = registry.PageKind("extra", "extra.md.j2", "extra/index.md")
     old_kinds, old_nav = registry.PAGE_KINDS, registry.NAV
     try:
