@@ -86,7 +86,7 @@ def report(results: list[dict]) -> str:
     names = [n for n in PAGES if all(n in r["pages"] for r in results)]
     lines = ["bytes received before any interaction (gzip), phone viewport; HTML size uncompressed", ""]
     lines.append(f"{'page':<11}" + "".join(f"{str(r['factor']) + 'x fetched':>14}{'HTML':>11}" for r in results)
-                 + f"{'100x/1x':>9}" * (len(results) > 1))
+                 + f"{str(results[-1]['factor']) + 'x/' + str(results[0]['factor']) + 'x':>9}" * (len(results) > 1))
     for name in names:
         row = f"{name:<11}" + "".join(f"{r['pages'][name]['bytes']:>14,}{r['pages'][name]['html']:>11,}" for r in results)
         if len(results) > 1:
