@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .diff import PersonaState, advice_states
-from .history import GpuMention, derived, history_index
+from .history import AdviceMatrix, GpuMention, advice_matrix, derived, history_index
 from .model import Dataset, Record
 
 PURCHASE = ("launch", "street")
@@ -142,6 +142,11 @@ class Derived:
         """The newest revision that gives its advice as a decision tree."""
         trees = [r for r in self.ds.revisions if r.get("decision_tree")]
         return trees[-1] if trees else None
+
+    @functools.cached_property
+    def matrix(self) -> AdviceMatrix:
+        """persona x revision: the list in force, or the flowchart leaf that answers the persona."""
+        return advice_matrix(self.ds, self.states, self.trees)
 
     @functools.cached_property
     def history(self) -> dict[str, list[GpuMention]]:

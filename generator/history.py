@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .diff import advice_states
-from .model import Dataset, Record
+from .model import Dataset, Record, tree_leaves
 from .schema import SOURCED_FIELDS
 
 
@@ -18,14 +18,6 @@ class GpuMention:
     prices: list[tuple[float, str]] = field(default_factory=list)  # (usd, kind)
     changes: list[str] = field(default_factory=list)  # change types naming this GPU
     in_tree: bool = False
-
-
-def _tree_gpus(node) -> set[str]:
-    if not node:
-        return set()
-    if "question" in node:
-        return _tree_gpus(node.get("if_yes")) | _tree_gpus(node.get("if_no"))
-    return set(node.get("gpus") or [])
 
 
 def history_index(ds: Dataset, states=None) -> dict[str, list[GpuMention]]:
@@ -57,7 +49,7 @@ def history_index(ds: Dataset, states=None) -> dict[str, list[GpuMention]]:
         for c in rev.get("changes") or []:
             if c.get("gpu"):
                 mention(c["gpu"], rev.id).changes.append(c["type"])
-        for gid in sorted(_tree_gpus(rev.get("decision_tree"))):
+        for gid in sorted({g for _, leaf in tree_leaves(rev.get("decision_tree")) for g in leaf.get("gpus") or ()}):
             mention(gid, rev.id).in_tree = True
     return index
 
@@ -89,3 +81,52 @@ def derived(gpu: Record) -> dict[str, float | None]:
         "tensor_per_w": ratio(tensor, tdp),
         "fp32_per_w": ratio(fp32, tdp),
     }
+
+
+@dataclass
+class MatrixCell:
+    gpus: list[str]
+    known: str  # source | derived (from the update log) | tree (read from a flowchart leaf)
+    used: bool = False
+    changed: bool = False  # differs from the revision before
+
+
+@dataclass
+class AdviceMatrix:
+    columns: list[str]  # revisions with a cell for at least one persona, oldest first
+    without_list: list[str]  # revisions that address no persona (no list, no tagged flowchart leaf)
+    rows: dict[str, dict[str, MatrixCell]]  # persona -> revision -> cell (absent: not addressed)
+
+
+def advice_matrix(ds: Dataset, states, trees) -> AdviceMatrix:
+    """What each persona was told on each revision: its list in force, or else the flowchart leaf
+    in force that names it (``personas`` on a leaf)."""
+    rows: dict[str, dict[str, MatrixCell]] = {pid: {} for pid in ds.persona_ids()}
+    addressed: set[str] = set()
+    for rev in ds.revisions:
+        tree_rev = trees.get(rev.id)
+        from_tree = {}
+        if tree_rev is not None:
+            for _, leaf in tree_leaves(tree_rev.get("decision_tree")):
+                for pid in leaf.get("personas") or ():
+                    from_tree[pid] = leaf
+        for pid, cells in rows.items():
+            st = states[rev.id].get(pid)
+            if st is not None:
+                cells[rev.id] = MatrixCell(list(st.gpus), st.known)
+            elif pid in from_tree:
+                leaf = from_tree[pid]
+                cells[rev.id] = MatrixCell(list(leaf["gpus"]), "tree", bool(leaf.get("used")))
+            else:
+                continue
+            addressed.add(rev.id)
+    for cells in rows.values():
+        prev = None
+        for rev in ds.revisions:
+            cell = cells.get(rev.id)
+            now = cell.gpus if cell else None
+            if cell and now != prev:
+                cell.changed = True
+            prev = now
+    return AdviceMatrix([r.id for r in ds.revisions if r.id in addressed],
+                        [r.id for r in ds.revisions if r.id not in addressed], rows)

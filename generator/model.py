@@ -128,3 +128,14 @@ class Localizer:
 
 def today_utc() -> _dt.date:
     return _dt.datetime.now(_dt.UTC).date()
+
+
+def tree_leaves(node, kp=()):
+    """Every leaf of a decision tree with its key path, in the tree's order (yes before no)."""
+    if not isinstance(node, Mapping):
+        return
+    if "question" in node:
+        yield from tree_leaves(node.get("if_yes"), kp + ("if_yes",))
+        yield from tree_leaves(node.get("if_no"), kp + ("if_no",))
+    else:
+        yield kp, node

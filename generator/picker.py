@@ -25,6 +25,7 @@ from __future__ import annotations
 import datetime as _dt
 
 from .calc import _iso
+from .model import tree_leaves
 
 WORKLOADS = ("cnn", "rnn", "transformer", "llm-inference")
 IN_FORCE = ("relative_performance", "priorities", "avoid", "vendors", "prices", "decision_tree", "recommendations")
@@ -52,13 +53,7 @@ def tree_advice(tree: dict) -> dict[str, list[dict]]:
     asks "can you afford X?" and falls back when the answer is no)."""
     out: dict[str, list[dict]] = {w: [] for w in WORKLOADS}
 
-    def walk(node):
-        if not isinstance(node, dict):
-            return
-        if "question" in node:
-            walk(node.get("if_yes"))
-            walk(node.get("if_no"))
-            return
+    for _, node in tree_leaves(tree):
         for w in node.get("workloads") or ():
             if w not in out:
                 continue
@@ -67,8 +62,6 @@ def tree_advice(tree: dict) -> dict[str, list[dict]]:
             for gid in node.get("gpus") or ():
                 if gid not in seen:
                     out[w].append({"gpu": gid, "role": role, "used": bool(node.get("used")), "personas": []})
-
-    walk(tree)
     return out
 
 

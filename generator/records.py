@@ -5,6 +5,7 @@ Each rule is a function ``rule(record, ctx, keypath)`` that reports through ``ct
 """
 from __future__ import annotations
 
+from .model import tree_leaves
 from .picker import WORKLOADS as PICKER_WORKLOADS
 from .schema import (
     AVOID_CLASSES,
@@ -203,6 +204,9 @@ TREE_LEAF = Record({
     "workloads": F(List(Enum(PICKER_WORKLOADS), min_items=1, unique=True), required=False,
                    doc="the picker's workloads this leaf answers for an individual buyer (cnn, rnn, transformer, "
                        "llm-inference); the picker ranks the cards of the tagged leaves first, in the tree's order"),
+    "personas": F(List(Ref("persona"), min_items=1, unique=True), required=False,
+                  doc="reader profiles of the earlier persona lists that this leaf answers; the history matrix shows "
+                      "its cards for them, marked as read from the flowchart"),
     "note": F(Text(max_len=600), required=False),
 })
 
@@ -221,9 +225,25 @@ def rule_workloads_need_gpus(leaf, ctx, kp):
     if leaf.get("workloads") and not leaf.get("gpus"):
         ctx.err(kp + ("workloads",), "workloads on a leaf that names no GPU: the picker would have no card to rank; "
                 "drop workloads or list the cards")
+    if leaf.get("personas") and not leaf.get("gpus"):
+        ctx.err(kp + ("personas",), "personas on a leaf that names no GPU: the history matrix would have no card "
+                "to show for them; drop personas or list the cards")
 
 
 TREE_LEAF.rules = (rule_share_matches_gpus, rule_workloads_need_gpus)
+
+
+def rule_tree_persona_once(rev, ctx, kp):
+    seen: dict[str, tuple] = {}
+    for leaf_kp, leaf in tree_leaves(rev.get("decision_tree")):
+        personas = leaf.get("personas")
+        for j, pid in enumerate(personas if isinstance(personas, list) else []):
+            if pid in seen:
+                where = ".".join(seen[pid])
+                ctx.err(kp + ("decision_tree",) + leaf_kp + ("personas", j),
+                        f"persona {pid} is already answered by the leaf at decision_tree.{where}; a persona names one leaf")
+            else:
+                seen[pid] = leaf_kp
 
 TREE_QUESTION = Record({
     "question": F(Text(max_len=300)),
@@ -289,7 +309,7 @@ REVISION = Record({
     "cloud_break_even": F(CLOUD_BREAK_EVEN, required=False, doc="a worked desktop-versus-cloud example"),
     "changes": F(List(CHANGE), required=False, doc="the update-log entry as structured changes"),
 }, rules=(rule_full_revision_has_personas, rule_reference_is_one, rule_priorities_distinct,
-          rule_gpu_not_both_recommended_and_avoided))
+          rule_gpu_not_both_recommended_and_avoided, rule_tree_persona_once))
 
 PERSONAS = Map(Str(max_len=60, pattern=ID_RE, hint="a persona id (lowercase words joined by -)"), Record({
     "name": F(Text(max_len=120)),

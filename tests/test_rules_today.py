@@ -203,6 +203,33 @@ CASES = {
         "data/revisions/2023-01-16.yaml:15: decision_tree.if_no.workloads: workloads on a leaf that names no GPU: "
         "the picker would have no card to rank; drop workloads or list the cards",
     ),
+    "tree_personas_need_a_card": (
+        lambda t: t.write("revisions/2023-01-16.yaml",
+                          TREE_TEXT.replace("    workloads: [transformer]",
+                                            "    workloads: [transformer]\n    personas: [best-overall]")),
+        lambda t: t.write("revisions/2023-01-16.yaml",
+                          TREE_TEXT.replace("    note: Rent.", "    note: Rent.\n    personas: [little-money]")),
+        "data/revisions/2023-01-16.yaml:15: decision_tree.if_no.personas: personas on a leaf that names no GPU: "
+        "the history matrix would have no card to show for them; drop personas or list the cards",
+    ),
+    "tree_persona_names_one_leaf": (
+        lambda t: t.write("revisions/2023-01-16.yaml",
+                          TREE_TEXT.replace("    workloads: [transformer]", "    personas: [best-overall, little-money]")),
+        lambda t: t.write("revisions/2023-01-16.yaml",
+                          TREE_TEXT.replace("    workloads: [transformer]", "    personas: [best-overall]")
+                          .replace("    gpus: []\n    note: Rent.",
+                                   "    gpus: [rtx-2070]\n    personas: [little-money, best-overall]")),
+        "data/revisions/2023-01-16.yaml:14: decision_tree.if_no.personas[1]: persona best-overall is already answered by "
+        "the leaf at decision_tree.if_yes; a persona names one leaf",
+    ),
+    "tree_personas_are_known": (
+        lambda t: t.write("revisions/2023-01-16.yaml",
+                          TREE_TEXT.replace("    workloads: [transformer]", "    personas: [little-money]")),
+        lambda t: t.write("revisions/2023-01-16.yaml",
+                          TREE_TEXT.replace("    workloads: [transformer]", "    personas: [best-overal]")),
+        "data/revisions/2023-01-16.yaml:11: decision_tree.if_yes.personas[0]: unknown persona id 'best-overal'; "
+        "did you mean 'best-overall'?",
+    ),
     "used_price_far_above_launch_is_reported": (
         lambda t: t.write(PRICE, PRICE_TEXT),
         lambda t: t.write(PRICE, PRICE_TEXT.replace("usd: 250", "usd: 1250")),
