@@ -141,8 +141,22 @@ def test_decision_tree_is_walkable_without_script(server, browser):  # noqa: F81
     pg = context.new_page()
     pg.goto(server + "/history/")
     tree = pg.locator(".wg-tree > details")
-    tree.locator("> summary").click()
+    # the first question is open: the tree is not one closed box
     assert tree.locator("> .wg-branch").first.is_visible()
+    inner = tree.locator("> .wg-branch > details").first
+    assert not inner.locator("> .wg-branch").first.is_visible()
+    inner.locator("> summary").click()
+    assert inner.locator("> .wg-branch").first.is_visible()
+    # a question, not a note: Material's question style, not the pencil
+    icons = pg.evaluate("""() => {
+        const before = getComputedStyle(document.querySelector('.wg-tree summary'), '::before');
+        const shown = before.getPropertyValue('mask-image') || before.getPropertyValue('-webkit-mask-image');
+        const root = getComputedStyle(document.documentElement);
+        const path = (v) => (decodeURIComponent(v).match(/ d=.([^"']+)/) || [])[1];
+        return {shown: path(shown), question: path(root.getPropertyValue('--md-admonition-icon--question')),
+                note: path(root.getPropertyValue('--md-admonition-icon--note'))};
+    }""")
+    assert icons["shown"] and icons["shown"] == icons["question"] != icons["note"]
     context.close()
 
 

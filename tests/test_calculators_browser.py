@@ -309,10 +309,21 @@ def test_tree_walker_by_keyboard_and_url(site_server, page):
     tree.locator('[data-wg-answer="y"]').focus()
     page.keyboard.press("Enter")
     assert visible() == "y"
+    # a question whose "yes" is a card says what the card costs, as the revision priced it
+    hint = tree.locator('[data-wg-node="y"] .wgc-node__hint')
+    assert hint.is_visible() and re.fullmatch(r"If yes: GeForce RTX 2070 \([\d,]+ USD, launch price\)", hint.inner_text())
+    assert not tree.locator(".wgc-trail").is_hidden() and tree.locator(".wgc-trail li").count() == 1
     page.keyboard.press("Tab")  # to "No"
     page.keyboard.press("Space")
     assert visible() == "yn"
     assert "GeForce GTX 1060 6GB" in tree.inner_text()
+    # the trail: each answer given, with its question; a step takes the reader back to it
+    steps = tree.locator(".wgc-trail li")
+    assert steps.all_inner_texts() == ["Do you train models? Yes", "Is the model large? No"]
+    steps.nth(1).locator("button").click()
+    assert visible() == "y" and "tree=y" in page.url and steps.count() == 1
+    tree.locator('[data-wg-answer="n"]').click()
+    assert visible() == "yn"
     assert tree.locator('[data-wg-answer="y"]').is_disabled() and tree.locator('[data-wg-answer="n"]').is_disabled()
     assert "tree=yn" in page.url
     page.reload()
@@ -323,6 +334,7 @@ def test_tree_walker_by_keyboard_and_url(site_server, page):
     tree.locator("[data-wg-restart]").click()
     assert visible() == ""
     assert "tree=" not in page.url
+    assert tree.locator(".wgc-trail").is_hidden()
 
 
 def test_cnn_layers_added_and_removed_by_keyboard(site_server, page):

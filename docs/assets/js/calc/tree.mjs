@@ -20,8 +20,33 @@ export function setup(root, { prefix, data }) {
   if (out.status) out.status.hidden = true;
   setText(out.status, "");
 
+  // The answers given so far, each a button back to its question.
+  const trail = root.querySelector(".wgc-trail");
+  const drawTrail = () => {
+    if (!trail) return;
+    const list = trail.querySelector("ol");
+    list.replaceChildren();
+    for (let i = 0; i < path.length; i++) {
+      const at = path.slice(0, i), q = nodes.get(at) && nodes.get(at).querySelector(".wgc-node__q");
+      const li = document.createElement("li");
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "wgc-trail__step";
+      b.setAttribute("data-wg-goto", at);
+      const question = document.createElement("span");
+      question.textContent = q ? q.textContent : "";
+      const answer = document.createElement("strong");
+      answer.textContent = (path[i] === "y" ? yes : no).textContent;
+      b.append(question, " ", answer);
+      li.append(b);
+      list.append(li);
+    }
+    trail.hidden = path.length === 0;
+  };
+
   const show = (save, focus) => {
     for (const [p, n] of nodes) n.hidden = p !== path;
+    drawTrail();
     root.wgLast = path;
     const atLeaf = leaf(path);
     yes.disabled = atLeaf;
@@ -38,6 +63,9 @@ export function setup(root, { prefix, data }) {
     if (b.hasAttribute("data-wg-answer")) {
       const next = path + b.getAttribute("data-wg-answer");
       if (valid(next)) path = next;
+    } else if (b.hasAttribute("data-wg-goto")) {
+      const at = b.getAttribute("data-wg-goto");
+      if (valid(at) && path.startsWith(at)) path = at;
     } else if (b.hasAttribute("data-wg-back")) path = path.slice(0, -1);
     else if (b.hasAttribute("data-wg-restart")) path = "";
     show(true, true);
