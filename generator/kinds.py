@@ -26,6 +26,7 @@ class Kind:
     order_field: str | None = None  # list collections: sort by this field, then by id
     label: str = ""  # how messages name one record ("GPU"); the name when empty
     title: str = ""  # one line for the JSON Schema file and the documentation
+    optional: bool = False  # a single file that may be absent
 
 
 KINDS: tuple[Kind, ...] = (
@@ -49,6 +50,9 @@ KINDS: tuple[Kind, ...] = (
          title="The reader profiles: data/personas.yaml"),
     Kind("ui", "ui.yaml", records.UI, "ui", depth=0, collection="single", schema_file="ui",
          title="Interface text in English: data/ui.yaml"),
+    Kind("search", "search.yaml", records.SEARCH_TERMS, "search_terms", depth=0, collection="single",
+         schema_file="search", optional=True,
+         title="Words readers type that the pages spell otherwise, per language: data/search.yaml"),
 )
 
 BY_NAME = {k.name: k for k in KINDS}

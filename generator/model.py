@@ -56,6 +56,7 @@ class Dataset:
     prices: dict[str, Record] = field(default_factory=dict)  # GPU id -> its dated observations
     personas: Record | None = None
     ui: Record | None = None
+    search_terms: Record | None = None  # lang -> word -> the words the search also looks for
     # lang -> relpath -> dotted key -> Translation
     translations: dict[str, dict[str, dict[str, Translation]]] = field(default_factory=dict)
 

@@ -5,6 +5,9 @@ Each rule is a function ``rule(record, ctx, keypath)`` that reports through ``ct
 """
 from __future__ import annotations
 
+import re
+
+from .locales import LANGS
 from .model import tree_leaves
 from .picker import WORKLOADS as PICKER_WORKLOADS
 from .schema import (
@@ -317,6 +320,11 @@ PERSONAS = Map(Str(max_len=60, pattern=ID_RE, hint="a persona id (lowercase word
 }), min_items=1)
 
 UI = Map(Str(max_len=80, pattern=UI_KEY_RE, hint="a dotted key such as nav.home"), Text(max_len=1000), min_items=1)
+
+SEARCH_WORD = Str(max_len=60, pattern=re.compile(r"^[^\s\"*+~^:-][^\s\"*+~^:]*$"),
+                  hint="one word, without spaces or the search syntax characters \" * + ~ ^ :")
+SEARCH_TERMS = Map(Enum(LANGS), Map(SEARCH_WORD, List(SEARCH_WORD, min_items=1, unique=True), min_items=1), min_items=1)
+
 
 TRANSLATION = Map(Str(max_len=200), Record({
     "text": F(Str(max_len=4000)),

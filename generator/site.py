@@ -148,6 +148,10 @@ def generate_language(ds: Dataset, paths: Paths, lang: str, only: set[str] | Non
     wanted.add(write_client_data(ds, lang_dir))
     if (lang_dir / client_rel).stat().st_mtime_ns != before:
         changed.add(client_rel)
+    terms = lang_dir / "assets" / "data" / "search-terms.json"
+    if _write_if_changed(terms, search_terms_json(ds, lang)):
+        changed.add("assets/data/search-terms.json")
+    wanted.add(terms)
     if only is not None:
         return changed
     if lang == "en":
@@ -298,3 +302,11 @@ def manifest(site: Path) -> dict:
 
 
 __all__ = ["Paths", "build_site", "generate", "load_or_fail", "manifest", "json"]
+
+
+def search_terms_json(ds: Dataset, lang: str) -> str:
+    """The search box's extra words for one language (data/search.yaml): word -> the words it also
+    looks for, keys in lower case. Read by assets/js/search-terms.js on the first search."""
+    terms = (ds.search_terms.data if ds.search_terms else {}).get(lang) or {}
+    return json.dumps({"synonyms": {k.lower(): list(v) for k, v in sorted(terms.items())}},
+                      ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"

@@ -213,6 +213,8 @@ class _Loader:
 
     def load_single(self, kind) -> None:
         path = self.data_dir / kind.folder
+        if not path.is_file() and kind.optional:
+            return
         if not path.is_file():
             self.problem(path, 1, "", f"missing: data/{kind.folder} is required")
             return

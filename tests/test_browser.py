@@ -131,6 +131,12 @@ def test_search_index_is_fetched_on_first_use_only(server, page, lang):
     ("ko/", "개정판", "개정판"),
     ("zh/", "显卡", "显卡"),
     ("fr/", "carte", "cartes"),
+    # accents folded: the word typed without them finds the pages that write it with them
+    ("fr/", "memoire", "Mémoire"),
+    # synonyms kept as data (data/search.yaml): the Korean spelling of a name finds the name
+    ("ko/", "타이탄", "TITAN"),
+    ("ko/", "그래픽카드", "GPU"),
+    ("zh/", "英伟达", "NVIDIA"),
 ])
 def test_search_finds_words_of_the_language(server, page, lang, query, expect):
     page.goto(f"{server}/{lang}")

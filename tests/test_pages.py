@@ -177,3 +177,22 @@ def test_search_index_is_utf8_and_leaves_out_repeated_figures(built_site):
         assert "techpowerup" not in catalogue["text"]
     ko = json.loads((site / "ko" / "search" / "search_index.json").read_text(encoding="utf-8"))
     assert any("개정판" in d["text"] or "개정판" in d["title"] for d in ko["docs"])
+    assert json.loads((site / "ko" / "assets" / "data" / "search-terms.json").read_text(encoding="utf-8"))[
+        "synonyms"]["타이탄"] == ["TITAN"]
+
+
+def test_search_index_holds_each_text_once(built_site):
+    """Texts repeated on list pages are found on their own page only, so a query does not return
+    the list of all revisions, the copy of the newest revision or three copies of the flowchart."""
+    site, ds = built_site
+    tree_rev = [r for r in ds.revisions if r.get("decision_tree")][-1]
+    question = tree_rev["decision_tree"]["question"]
+    for lang in LANG_DIRS:
+        docs = json.loads((site / lang / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
+        assert not [d["location"] for d in docs if d["location"].startswith("latest/")], lang
+        listing = next(d for d in docs if d["location"] == "revisions/")
+        assert len(listing["text"]) < 600, (lang, len(listing["text"]))
+        if lang == "":
+            summary = ds.revision("2019-04-03")["summary"][:60]
+            assert [d["location"] for d in docs if summary in d["text"]] == ["revisions/2019-04-03/#summary"]
+            assert [d["location"] for d in docs if question in d["text"]] == [f"revisions/{tree_rev.id}/#decision-tree"]

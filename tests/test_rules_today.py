@@ -230,6 +230,16 @@ CASES = {
         "data/revisions/2023-01-16.yaml:11: decision_tree.if_yes.personas[0]: unknown persona id 'best-overal'; "
         "did you mean 'best-overall'?",
     ),
+    "search_terms_name_a_language": (
+        lambda t: t.write("search.yaml", "ko:\n  타이탄: [TITAN]\n"),
+        lambda t: t.write("search.yaml", "ko:\n  타이탄: [TITAN]\nkr:\n  램: [메모리]\n"),
+        "data/search.yaml:3: kr: expected one of en, ko, zh, fr; got 'kr' (text)",
+    ),
+    "search_terms_are_single_words": (
+        lambda t: t.write("search.yaml", "fr:\n  vram: [mémoire]\n"),
+        lambda t: t.write("search.yaml", "fr:\n  vram: [mémoire vive]\n"),
+        "data/search.yaml:2: fr.vram[0]: expected one word, without spaces",
+    ),
     "used_price_far_above_launch_is_reported": (
         lambda t: t.write(PRICE, PRICE_TEXT),
         lambda t: t.write(PRICE, PRICE_TEXT.replace("usd: 250", "usd: 1250")),
