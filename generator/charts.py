@@ -39,6 +39,7 @@ from .svg import (
     _name,
     _place_labels,
     _plain,
+    _short,
     _svg,
     _swatches,
     _table,
@@ -248,17 +249,34 @@ def spec_value_chart(ds, c, top: int = 20) -> Markup | None:
     if not both:
         return None
     ranked = sorted(both, key=lambda p: (-p[0], p[1]))[:top]
+    flagged = outliers([score for score, _ in both])
+    mark = c.ui_plain("chart.outlier_mark")
     name = "spec-value"
     title = c.ui_plain("chart.spec_value.heading")
     desc = _plain(c, "chart.spec_value.desc", count=c.num(len(ranked)), total=c.num(len(both)))
-    entries = [(_name(ds.gpus[gid]), score, c.num(score, 1)) for score, gid in ranked]
+    entries = [(_name(ds.gpus[gid]) + (f" {mark}" if score > flagged else ""), score, c.num(score, 1))
+               for score, gid in ranked]
     svg, _ = _bars(c, name, title, desc, c.ui_plain("chart.axis_spec_value"), entries, 1)
     rows = [[_e(_name(ds.gpus[gid])), c.num(score, 1), c.num(ds.gpus[gid]["fp16_tensor_tflops"]),
-             c.num(ds.gpus[gid]["launch_price_usd"])] for score, gid in ranked]
+             c.num(ds.gpus[gid]["launch_price_usd"]), _e(mark) if score > flagged else ""] for score, gid in ranked]
     table_html = _table(c, c.ui("chart.spec_value.heading"),
                         [c.ui("revision.col_gpu"), c.ui("chart.axis_spec_value"), c.ui("gpus.col_tensor"),
-                         c.ui("gpus.col_price")], rows)
-    return _figure(c, name, svg, table_html)
+                         c.ui("gpus.col_price"), c.ui("chart.col_outlier")], rows)
+    names = [_name(ds.gpus[gid]) for score, gid in ranked if score > flagged]
+    note = c.fill("chart.outlier_note", mark=mark, gpus=c.ui_plain("punct.list_sep").join(names)) if names else ""
+    return _figure(c, name, svg, table_html, note)
+
+
+def outliers(values: list[float], factor: float = 2.0) -> float:
+    """The level above which a spec-based figure is flagged: ``factor`` times the 90th percentile
+    of the chart's values (nearest rank). Spec sheets count peak rates their makers choose (a faster
+    accumulate mode, say) and say nothing of software support; a card far above the rest of the
+    field is worth a second look before it is read as a bargain."""
+    ordered = sorted(values)
+    if len(ordered) < 10:
+        return float("inf")
+    p90 = ordered[min(len(ordered) - 1, max(0, -(-9 * len(ordered) // 10) - 1))]
+    return factor * p90
 
 
 # -- 4. recommendation timeline -----------------------------------------------------------
@@ -329,13 +347,14 @@ def timeline_chart(ds, c, personas=TIMELINE_PERSONAS) -> Markup | None:
             x0 = xs(_year_frac(_date(s["start"])))
             x1 = xs(_year_frac(_date(s["end"]))) if s["end"] else fr.x1
             label = sep.join(_name(ds.gpus[g]) for g in s["gpus"]) if s["gpus"] else "—"
+            short = sep.join(_short(ds.gpus[g]) for g in s["gpus"]) if s["gpus"] else "—"
             until = c.date(s["end"]) if s["end"] else c.ui_plain("chart.timeline.open")
             tip = f"{label}: {c.date(s['start'])} – {until}"
             cls = f"seg s{i % 2}" + (" derived" if s["known"] != "source" else "") + ("" if s["end"] else " open")
             body.append(f'<g class="{cls}"><title>{_e(tip)}</title>'
                         f'<rect x="{_f(x0)}" y="{_f(y + 20)}" width="{_f(max(x1 - x0, 1))}" height="20" rx="2"/>'
                         f'<text fill="currentColor" font-size="{SMALL}" x="{_f(x0 + 4)}" y="{_f(y + 34)}">'
-                        f'{_e(_fit(label, SMALL, x1 - x0 - 8))}</text></g>')
+                        f'{_e(_fit(short, SMALL, x1 - x0 - 8))}</text></g>')
             table_rows.append([
                 c.persona(pid), _iso(s["start"]), _iso(s["end"]) if s["end"] else c.ui("chart.timeline.open"),
                 Markup(c.ui("punct.list_sep")).join(_e(_name(ds.gpus[g])) for g in s["gpus"]) if s["gpus"] else "—",

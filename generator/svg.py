@@ -291,10 +291,16 @@ def _table(c, caption, headers, rows) -> str:
     return "\n".join(out)
 
 
-def _figure(c, name: str, svg: str, table: str) -> Markup:
+def _figure(c, name: str, svg: str, table: str, note: str = "") -> Markup:
+    """A chart with its cue for narrow screens (the plot keeps a readable size and scrolls
+    sideways), the line where a tapped point's values appear, an optional note and the data."""
     text = "\n".join([
         f'<figure class="wg-chart" id="wg-chart-{name}">',
+        f'<p class="wg-chart__cue">{c.ui("chart.scroll_cue")}</p>',
         '<div class="wg-chart__plot">', svg, "</div>",
+        *([f'<p class="wg-chart__picked" aria-live="polite" data-wg-hint="{_e(c.ui_plain("chart.tap_hint"))}"></p>']
+          if 'class="pt ' in svg or 'class="seg ' in svg else []),
+        *([f'<p class="wg-chart__note">{note}</p>'] if note else []),
         '<details class="wg-chart__data" data-search-exclude="">', f"<summary>{c.ui('chart.data_table')}</summary>", table, "</details>",  # noqa: E501
         "</figure>",
     ])
@@ -304,6 +310,19 @@ def _figure(c, name: str, svg: str, table: str) -> Markup:
 
 def _name(gpu) -> str:
     return " ".join(clean(str(gpu["name"])).split())
+
+
+BRANDS = ("NVIDIA ", "GeForce ", "AMD ", "Radeon ", "Intel ")
+
+
+def _short(gpu) -> str:
+    """The name without its maker's brand words, for labels in a narrow space ("GTX TITAN X")."""
+    name = _name(gpu)
+    for _ in range(2):
+        for brand in BRANDS:
+            if name.startswith(brand) and len(name) > len(brand) + 2:
+                name = name[len(brand):]
+    return name
 
 
 def _iso(d) -> Markup:

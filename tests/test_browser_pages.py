@@ -264,3 +264,33 @@ def test_compare_marks_the_best_of_each_row(server, page, built_site):  # noqa: 
     per = cells("tensor_per_kusd")
     digits = [len(text.split(" (")[0].replace(",", "").replace(".", "").lstrip("0")) for _, text in per if text != "—"]
     assert digits and max(digits) <= 3
+
+
+@pytest.mark.parametrize("lang", ["", "ko/"])
+def test_charts_on_a_phone_say_they_scroll_and_show_a_tapped_point(server, browser, lang):  # noqa: F811
+    """A chart keeps a readable size on a phone and scrolls sideways: a line above it says so,
+    and a tap a few pixels off a point writes that point's values under the chart."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    pg = context.new_page()
+    pg.goto(f"{server}/{lang}charts/")
+    fig = pg.locator("#wg-chart-spec-fp32")
+    fig.scroll_into_view_if_needed()
+    cue = fig.locator(".wg-chart__cue")
+    assert cue.is_visible()
+    box = cue.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390
+    assert fig.locator(".wg-chart__plot").evaluate("e => e.scrollWidth > e.clientWidth + 100")
+    picked = fig.locator(".wg-chart__picked")
+    hint = picked.inner_text()
+    assert hint and picked.get_attribute("aria-live") == "polite"
+    point = fig.locator("g.pt").first  # the oldest card, alone in its corner
+    title = point.locator("title").text_content()
+    b = point.bounding_box()
+    pg.touchscreen.tap(b["x"] + b["width"] / 2 + 5, b["y"] + b["height"] / 2 + 4)
+    assert picked.inner_text() == title != hint
+    assert "wg-picked" in point.get_attribute("class")
+    context.close()
+    desktop = browser.new_page(viewport={"width": 1280, "height": 900})
+    desktop.goto(f"{server}/{lang}charts/")
+    assert not desktop.locator("#wg-chart-spec-fp32 .wg-chart__cue").is_visible()
+    desktop.close()

@@ -225,7 +225,7 @@ def test_table_numbers_match_the_data(small):
     # spec-based value: dense tensor TFLOPS per 1000 USD of launch price; no price or no tensor, no bar
     _, _, rows = _check(charts.spec_value_chart(small, c))
     assert [r[0] for r in rows] == [HOSTILE_NAME, "GeForce RTX 2070"]  # 112 / 1299 before 29.9 / 499
-    assert rows[1][1:] == [c.num(29.9 / 499 * 1000, 1), c.num(29.9), c.num(499)]
+    assert rows[1][1:] == [c.num(29.9 / 499 * 1000, 1), c.num(29.9), c.num(499), ""]  # too few cards to flag
 
 
 def test_spec_value_keeps_the_top_n(shipped):
@@ -238,6 +238,39 @@ def test_spec_value_keeps_the_top_n(shipped):
     scores = sorted((g["fp16_tensor_tflops"] / g["launch_price_usd"] * 1000 for g in both), reverse=True)
     assert rows[0][1] == c.num(scores[0], 1) and rows[-1][1] == c.num(scores[len(rows) - 1], 1)
     assert f"out of {len(both)} GPUs" in svg.find(f"{SVG}desc").text
+
+
+def test_outliers_are_flagged_against_the_ninetieth_percentile(shipped):
+    from generator import charts
+
+    assert charts.outliers([1.0] * 9) == float("inf")  # too few cards to speak of outliers
+    values = [float(v) for v in range(1, 21)]  # 90th percentile (nearest rank): 18
+    assert charts.outliers(values) == 36.0
+    c = _context(shipped)
+    fig, _svg_el, rows = _check(charts.spec_value_chart(shipped, c, top=20))
+    both = [g["fp16_tensor_tflops"] / g["launch_price_usd"] * 1000 for g in shipped.gpus.values()
+            if g["fp16_tensor_tflops"] is not None and g["launch_price_usd"] is not None]
+    level = charts.outliers(both)
+    flagged = [r[0] for r in rows if r[-1] == "†"]
+    expected = [r[0] for r in rows if float(r[1].replace(",", "")) > level]
+    assert flagged == expected and "Intel Arc A770 16GB" in flagged  # three times the next card on spec
+    note = "".join(fig.find(".//p[@class='wg-chart__note']").itertext())
+    assert note.startswith("† " + ", ".join(flagged) + ":") and "90th percentile" in note
+    labels = ["".join(t.itertext()) for t in _svg_el.iter(f"{SVG}text")]
+    assert "Intel Arc A770 16GB †" in labels and "GeForce RTX 4090" in labels
+
+
+def test_timeline_labels_leave_out_brand_words(shipped):
+    from generator import charts
+    from generator.svg import _short
+
+    assert _short({"name": "GeForce GTX TITAN X"}) == "GTX TITAN X"
+    assert _short({"name": "NVIDIA TITAN Xp"}) == "TITAN Xp"
+    assert _short({"name": "AMD Radeon RX 7900 XTX"}) == "RX 7900 XTX"
+    _, svg, rows = _check(charts.timeline_chart(shipped, _context(shipped)))
+    labels = {"".join(t.itertext()) for t in svg.iter(f"{SVG}text")}
+    assert "TITAN Xp" in labels and not any(label.startswith(("GeForce ", "NVIDIA ")) for label in labels)
+    assert any("NVIDIA TITAN Xp" in "".join(map(str, r)) for r in rows)  # the table keeps full names
 
 
 def test_hostile_names_stay_text(small):

@@ -366,8 +366,36 @@
     update();
   }
 
+  /* Charts: a tap (or click) near a point or a bar segment writes its values under the chart,
+     since a touch screen shows no tooltip. The nearest item within about a finger's width wins. */
+  function initCharts(root) {
+    root.querySelectorAll("figure.wg-chart").forEach((fig) => {
+      const svg = fig.querySelector("svg.wg-chart__svg"), out = fig.querySelector(".wg-chart__picked");
+      if (!svg || !out || fig.wgCharts) return;
+      fig.wgCharts = true;
+      out.textContent = out.getAttribute("data-wg-hint") || "";
+      svg.addEventListener("click", (e) => {
+        let best = null, bestDistance = 22;
+        svg.querySelectorAll("g.pt, g.seg").forEach((g) => {
+          if (g.closest(".legend") || !g.querySelector("title")) return;
+          const r = g.getBoundingClientRect();
+          const dx = Math.max(r.left - e.clientX, 0, e.clientX - r.right);
+          const dy = Math.max(r.top - e.clientY, 0, e.clientY - r.bottom);
+          const d = Math.hypot(dx, dy);
+          if (d < bestDistance) { best = g; bestDistance = d; }
+        });
+        svg.querySelectorAll(".wg-picked").forEach((g) => g.classList.remove("wg-picked"));
+        if (!best) return;
+        best.classList.add("wg-picked");
+        out.textContent = best.querySelector("title").textContent;
+        out.classList.add("wg-chart__picked--on");
+      });
+    });
+  }
+
   function init() {
     const root = document;
+    initCharts(root);
     initRest(root);
     initToday(root);
     nameSearchDialog(root);
