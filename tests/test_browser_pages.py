@@ -17,17 +17,59 @@ def every_row(page, table, count):
 def test_sorting_is_numeric(server, page, built_site):
     _, ds = built_site
     page.goto(server + "/gpus/")
-    header = page.locator("#gpu-table thead th").nth(4)  # memory
+    header = page.locator("#gpu-table thead th[data-key=memory]")
     header.click()
     every_row(page, "gpu-table", len(ds.gpus))
-    page.wait_for_function("document.querySelector('#gpu-table thead th:nth-child(5)').getAttribute('aria-sort')")
+    page.wait_for_function("document.querySelector('#gpu-table thead th[data-key=memory]').getAttribute('aria-sort')")
     first = page.eval_on_selector_all("#gpu-table tbody tr", "rows => rows.map(r => parseFloat(r.dataset.mem))")
     header.click()
     second = page.eval_on_selector_all("#gpu-table tbody tr", "rows => rows.map(r => parseFloat(r.dataset.mem))")
     assert sorted(first) == sorted(g["memory_gb"] for g in ds.gpus.values())
-    ascending, descending = sorted(first), sorted(first, reverse=True)
-    assert first in (ascending, descending) and second in (ascending, descending) and first != second
-    assert header.get_attribute("aria-sort") in ("ascending", "descending")
+    # a numeric column sorts largest first, then smallest first
+    assert first == sorted(first, reverse=True) and second == sorted(first)
+    assert header.get_attribute("aria-sort") == "ascending"
+    # a text column sorts A to Z first
+    name = page.locator("#gpu-table thead th[data-key=name]")
+    page.locator("#gpu-table thead th[data-key=tensor]").click()
+    name.click()
+    assert name.get_attribute("aria-sort") == "ascending"
+
+
+def test_column_chooser_shows_the_usual_four_and_keeps_a_choice(server, browser, built_site):  # noqa: F811
+    """By default the catalogue shows the name, memory, bandwidth, FP16 tensor throughput and the
+    price; a reader can show other columns (also without script), and the address keeps the choice."""
+    _, ds = built_site
+    shown = "els => els.filter(e => e.offsetParent !== null).map(e => e.dataset.key || 'sources')"
+    pg = browser.new_page(viewport={"width": 390, "height": 844})
+    pg.goto(server + "/gpus/")
+    heads = pg.locator("#gpu-table thead th")
+    assert heads.evaluate_all(shown) == ["name", "memory", "bandwidth", "tensor", "price"]
+    cells = pg.locator("#gpu-table tbody tr").first.locator("> *")
+    assert cells.evaluate_all("els => els.filter(e => e.offsetParent !== null).length") == 5
+    assert "Every card in the catalogue" in pg.locator("#gpu-table caption").inner_text()
+    pg.locator(".wg-columns summary").click()
+    pg.locator('.wg-columns input[value="release"]').check()
+    pg.locator('.wg-columns input[value="price"]').uncheck()
+    assert heads.evaluate_all(shown) == ["name", "release", "memory", "bandwidth", "tensor"]
+    pg.wait_for_function("location.search.includes('cols=')")
+    assert "cols=release%2Cmemory%2Cbandwidth%2Ctensor" in pg.url
+    pg.goto(pg.url)
+    assert heads.evaluate_all(shown) == ["name", "release", "memory", "bandwidth", "tensor"]
+    # the rows the page does not carry follow the same choice once they are in
+    pg.locator('[data-wg-rest-for="gpu-table"] button').click()
+    every_row(pg, "gpu-table", len(ds.gpus))
+    last = pg.locator("#gpu-table tbody tr").last.locator("> *")
+    assert last.evaluate_all("els => els.filter(e => e.offsetParent !== null).length") == 5
+    pg.close()
+    context = browser.new_context(java_script_enabled=False)
+    plain = context.new_page()
+    plain.goto(server + "/gpus/")
+    heads = plain.locator("#gpu-table thead th")
+    assert heads.evaluate_all(shown) == ["name", "memory", "bandwidth", "tensor", "price"]
+    plain.locator(".wg-columns summary").click()
+    plain.locator('.wg-columns input[value="vendor"]').check()
+    assert heads.evaluate_all(shown) == ["name", "vendor", "memory", "bandwidth", "tensor", "price"]
+    context.close()
 
 
 def test_sort_and_filters_round_trip_through_the_url(server, page, built_site):
@@ -37,7 +79,6 @@ def test_sort_and_filters_round_trip_through_the_url(server, page, built_site):
     page.goto(server + "/gpus/?vendor=nvidia")
     every_row(page, "gpu-table", len(ds.gpus))
     header = page.locator("#gpu-table thead th[data-key=memory]")
-    header.click()
     header.click()
     assert header.get_attribute("aria-sort") == "descending"
     page.wait_for_function("location.search.includes('sort=memory')")

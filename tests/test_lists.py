@@ -106,10 +106,10 @@ def test_sorting_and_filtering_cover_every_card(lists_server, browser, small_lis
     context, page, _ = _open(browser, lists_server + "/gpus/")
     try:
         # a sort before the rest is in sorts every card, in the order the reader asked for
-        page.locator("#gpu-table thead th").nth(4).click()  # memory
+        page.locator("#gpu-table thead th[data-key=memory]").click()  # numbers sort largest first
         page.wait_for_function(f"document.querySelectorAll('#gpu-table tbody tr').length === {total}")
         mems = [float(x) for x in page.locator("#gpu-table tbody tr").evaluate_all("rs => rs.map(r => r.dataset.mem)")]
-        assert mems == sorted(mems)
+        assert mems == sorted(mems, reverse=True)
     finally:
         context.close()
     vendor = sorted({g["vendor"] for g in ds.gpus.values()})[0]

@@ -146,10 +146,23 @@
       const dir = th.getAttribute("aria-sort") === "descending" ? "desc" : "asc";
       return th.hasAttribute("data-sort-default") && dir === "asc" ? {} : { sort: th.dataset.key, dir };
     };
+    // the column chooser works by CSS alone; the address keeps a choice that differs from the default
+    const boxes = [...root.querySelectorAll('.wg-columns input[name="col"]')];
+    if (params.has("cols")) {
+      const want = params.get("cols").split(",");
+      boxes.forEach((b) => { b.checked = want.includes(b.value); });
+    }
+    const colParams = () => {
+      const chosen = boxes.filter((b) => b.checked).map((b) => b.value);
+      const usual = boxes.filter((b) => b.defaultChecked).map((b) => b.value);
+      return chosen.join(",") === usual.join(",") ? {} : { cols: chosen.join(",") || "none" };
+    };
+    boxes.forEach((b) => b.addEventListener("change", () => writeAddress(formValues())));
     const writeAddress = (f) => {
       const q = new URLSearchParams();
       for (const [k, v] of Object.entries(f || {})) if (v) q.set(k, v);
       for (const [k, v] of Object.entries(sortParams())) q.set(k, v);
+      for (const [k, v] of Object.entries(colParams())) q.set(k, v);
       history.replaceState(history.state, "", (q.toString() ? "?" + q : location.pathname) + location.hash);
     };
     const formValues = () => {
