@@ -335,3 +335,17 @@ def test_charts_on_a_phone_say_they_scroll_and_show_a_tapped_point(server, brows
     desktop.goto(f"{server}/{lang}charts/")
     assert not desktop.locator("#wg-chart-spec-fp32 .wg-chart__cue").is_visible()
     desktop.close()
+
+
+def test_compare_dates_stay_on_one_line_on_a_phone(server, browser):  # noqa: F811
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    pg = context.new_page()
+    pg.goto(server + "/compare/?gpus=rtx-3090,rtx-4090,rx-7900-xtx,a100-sxm4-80gb")
+    cells = pg.locator('#wg-compare-table tr[data-field="release_date"] td')
+    cells.first.wait_for()
+    assert cells.count() >= 3
+    for i in range(cells.count()):
+        cell = cells.nth(i)
+        lines = cell.evaluate("td => td.getBoundingClientRect().height / parseFloat(getComputedStyle(td).lineHeight)")
+        assert lines < 1.9, (cell.inner_text(), lines)
+    context.close()

@@ -242,6 +242,7 @@
         values.forEach((value) => {
           const text = typeof value === "number" ? (DERIVED.has(field) ? sig3.format(value) : fmt(value)) : value === null || value === undefined ? "—" : String(value);
           const td = el("td", text);
+          if (field === "release_date") td.className = "wg-date";  // a date never breaks over two lines
           if (best !== null && value === best) {
             td.className = "wg-best";
             td.appendChild(el("span", " " + box.dataset.best, "wg-sr"));
