@@ -297,7 +297,8 @@ def _figure(c, name: str, svg: str, table: str, note: str = "") -> Markup:
     text = "\n".join([
         f'<figure class="wg-chart" id="wg-chart-{name}">',
         f'<p class="wg-chart__cue">{c.ui("chart.scroll_cue")}</p>',
-        '<div class="wg-chart__plot">', svg, "</div>",
+        # the plot may scroll sideways on a narrow screen: a keyboard can reach it and scroll it too
+        f'<div class="wg-chart__plot" tabindex="0" role="region" aria-labelledby="wg-chart-{name}-title">', svg, "</div>",
         *([f'<p class="wg-chart__picked" aria-live="polite" data-wg-hint="{_e(c.ui_plain("chart.tap_hint"))}"></p>']
           if 'class="pt ' in svg or 'class="seg ' in svg else []),
         *([f'<p class="wg-chart__note">{note}</p>'] if note else []),

@@ -74,9 +74,33 @@ def _filtered(page):
     page.wait_for_function("document.querySelectorAll('#gpu-table tbody tr[hidden]').length > 0")
 
 
+def _trail(page):
+    _ready(page, "tree")
+    page.wait_for_function("document.querySelectorAll('.wgc-trail li').length === 3")
+
+
+def _tapped(page):
+    point = page.locator("#wg-chart-spec-fp32 g.pt").first
+    point.scroll_into_view_if_needed()
+    b = point.bounding_box()
+    page.mouse.click(b["x"] + b["width"] / 2, b["y"] + b["height"] / 2)
+    page.wait_for_function("document.querySelector('#wg-chart-spec-fp32 .wg-chart__picked--on')")
+
+
+def _columns(page):
+    page.locator(".wg-columns summary").click()
+    for box in page.locator('.wg-columns input[name="col"]').all():
+        box.check()
+
+
+def _matrix(page):
+    page.locator("#wg-matrix td.wg-from-tree").first.scroll_into_view_if_needed()
+
+
 STATES = [("calculators/picker/?workload=llm-inference&memory=24&budget=2000", _picker),
           ("calculators/memory-llm/", _llm), ("diffs/?a=2016-07-23&b=2019-04-03", _diff), ("gpus/", _search),
-          ("gpus/", _filtered)]
+          ("gpus/", _filtered), ("calculators/picker/?tree=nyy", _trail), ("charts/", _tapped),
+          ("gpus/", _columns), ("history/", _matrix)]
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

@@ -134,6 +134,8 @@ def _check(figure) -> tuple[ET.Element, ET.Element, list[list[str]]]:
     assert title is not None and (title.text or "").strip()
     assert desc is not None and (desc.text or "").strip()
     assert svg.get("aria-labelledby") == title.get("id") and svg.get("aria-describedby") == desc.get("id")
+    plot = fig.find("div[@class='wg-chart__plot']")  # scrolls on a phone: reachable by keyboard, named
+    assert plot.get("tabindex") == "0" and plot.get("aria-labelledby") == title.get("id")
     parent = {child: el for el in svg.iter() for child in el}
     for text in svg.iter(f"{SVG}text"):  # text takes the page's colour, itself or from a group
         node = text
