@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 from types import MappingProxyType
 
+from .kinds import BY_NAME, KINDS
 from .model import Dataset, Localizer
 from .schema import LANGS
 
@@ -169,33 +170,43 @@ def _write(path: Path, obj) -> Path:
     return path
 
 
-def write_api(ds: Dataset, out_dir: Path) -> list[Path]:
-    out_dir = Path(out_dir) / "api" / "v1"
-    gpus, revisions, personas, topics = gpus_result(ds), revisions_result(ds), personas_result(ds), topics_result(ds)
-    written = [
-        _write(out_dir / "gpus.json", envelope(gpus)),
-        _write(out_dir / "revisions.json", envelope(revisions)),
-        _write(out_dir / "personas.json", envelope(personas)),
-        _write(out_dir / "topics.json", envelope(topics)),
-        _write(out_dir / "schema.json", api_schema()),
-    ]
-    models, measurements, prices = models_result(ds), measurements_result(ds), prices_result(ds)
-    written += [_write(out_dir / "models.json", envelope(models)),
-                _write(out_dir / "measurements.json", envelope(measurements)),
-                _write(out_dir / "prices.json", envelope(prices))]
-    written += [_write(out_dir / "models" / f"{m['id']}.json", single(m)) for m in models]
-    written += [_write(out_dir / "measurements" / f"{s['id']}.json", single(s)) for s in measurement_sources_result(ds)]
+def _prices_by_gpu(prices: list[dict], ds: Dataset):
     by_gpu: dict[str, list] = {}
     for p in prices:
         by_gpu.setdefault(p["gpu"], []).append(p)
-    written += [_write(out_dir / "prices" / f"{gid}.json", single(items)) for gid, items in by_gpu.items()]
+    return by_gpu.items()
+
+
+# What each published kind of the registry (kinds.KINDS, Kind.api) writes: the list of
+# api/v1/<api>.json, and the files of api/v1/<api>/ as (file stem, content) pairs, or None.
+PUBLISH = {
+    "gpu": (gpus_result, lambda items, ds: ((g["id"], g) for g in items)),
+    "revision": (revisions_result, lambda items, ds: ((r["date"], r) for r in items)),
+    "topic": (topics_result, None),
+    "model": (models_result, lambda items, ds: ((m["id"], m) for m in items)),
+    "measurement": (measurements_result, lambda items, ds: ((s["id"], s) for s in measurement_sources_result(ds))),
+    "price": (prices_result, _prices_by_gpu),
+    "persona": (personas_result, None),
+}
+# all.json: the advice itself, in one file
+ALL_KINDS = ("gpu", "revision", "persona", "topic")
+
+
+def write_api(ds: Dataset, out_dir: Path) -> list[Path]:
+    out_dir = Path(out_dir) / "api" / "v1"
+    results: dict[str, list] = {}
+    written = [_write(out_dir / "schema.json", api_schema())]
+    for kind in KINDS:
+        if not kind.api:
+            continue
+        make, items = PUBLISH[kind.name]
+        result = results[kind.name] = make(ds)
+        written.append(_write(out_dir / f"{kind.api}.json", envelope(result)))
+        if items is not None:
+            written += [_write(out_dir / kind.api / f"{stem}.json", single(item)) for stem, item in items(result, ds)]
     all_doc = {"schema_version": SCHEMA_VERSION, "generated_at": generated_at(),
-               "result": {"gpus": gpus, "revisions": revisions, "personas": personas, "topics": topics}}
+               "result": {BY_NAME[k].api: results[k] for k in ALL_KINDS}}
     written.append(_write(out_dir / "all.json", all_doc))
-    for gpu in gpus:
-        written.append(_write(out_dir / "gpus" / f"{gpu['id']}.json", single(gpu)))
-    for rev in revisions:
-        written.append(_write(out_dir / "revisions" / f"{rev['date']}.json", single(rev)))
     return written
 
 

@@ -46,7 +46,7 @@ KINDS: tuple[Kind, ...] = (
     Kind("price", "prices", records_llm.PRICES, "prices", api="prices", schema_file="price", id_of="gpu",
          title="Dated price observations of one GPU: data/prices/<gpu-id>.yaml"),
     Kind("persona", "personas.yaml", records.PERSONAS, "personas", depth=0, collection="single",
-         schema_file="personas",
+         schema_file="personas", api="personas",
          title="The reader profiles: data/personas.yaml"),
     Kind("ui", "ui.yaml", records.UI, "ui", depth=0, collection="single", schema_file="ui",
          title="Interface text in English: data/ui.yaml"),

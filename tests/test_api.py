@@ -113,3 +113,22 @@ def test_api_files_follow_their_schema(built_site):
         for item in _load(site, name)["result"]:
             errors = [e.message for e in validator.iter_errors(item)]
             assert not errors, (name, errors[:3])
+
+
+def test_every_published_kind_of_the_registry_is_written():
+    """The registry names what is published (Kind.api); the API writes exactly those kinds, each
+    as api/v1/<api>.json."""
+    from generator.api import PUBLISH
+    from generator.kinds import KINDS
+
+    assert set(PUBLISH) == {k.name for k in KINDS if k.api}
+
+
+def test_api_files_follow_the_registry_names(built_site):
+    from generator.kinds import KINDS
+
+    site, _ = built_site
+    for kind in KINDS:
+        if kind.api:
+            doc = json.loads((site / "api" / "v1" / f"{kind.api}.json").read_text(encoding="utf-8"))
+            assert isinstance(doc["result"], list) and doc["result"], kind.name
