@@ -249,21 +249,22 @@ def spec_value_chart(ds, c, top: int = 20) -> Markup | None:
     if not both:
         return None
     ranked = sorted(both, key=lambda p: (-p[0], p[1]))[:top]
-    flagged = outliers([score for score, _ in both])
+    level = outliers([score for score, _ in both])
+    flagged = [gid for score, gid in ranked if score > level]
     mark = c.ui_plain("chart.outlier_mark")
     name = "spec-value"
     title = c.ui_plain("chart.spec_value.heading")
     desc = _plain(c, "chart.spec_value.desc", count=c.num(len(ranked)), total=c.num(len(both)))
-    entries = [(_name(ds.gpus[gid]) + (f" {mark}" if score > flagged else ""), score, c.num(score, 1))
+    entries = [(_name(ds.gpus[gid]) + (f" {mark}" if gid in flagged else ""), score, c.num(score, 1))
                for score, gid in ranked]
     svg, _ = _bars(c, name, title, desc, c.ui_plain("chart.axis_spec_value"), entries, 1)
     rows = [[_e(_name(ds.gpus[gid])), c.num(score, 1), c.num(ds.gpus[gid]["fp16_tensor_tflops"]),
-             c.num(ds.gpus[gid]["launch_price_usd"]), _e(mark) if score > flagged else ""] for score, gid in ranked]
+             c.num(ds.gpus[gid]["launch_price_usd"]), _e(mark) if gid in flagged else ""] for score, gid in ranked]
     table_html = _table(c, c.ui("chart.spec_value.heading"),
                         [c.ui("revision.col_gpu"), c.ui("chart.axis_spec_value"), c.ui("gpus.col_tensor"),
                          c.ui("gpus.col_price"), c.ui("chart.col_outlier")], rows)
-    names = [_name(ds.gpus[gid]) for score, gid in ranked if score > flagged]
-    note = c.fill("chart.outlier_note", mark=mark, gpus=c.ui_plain("punct.list_sep").join(names)) if names else ""
+    names = c.ui_plain("punct.list_sep").join(_name(ds.gpus[gid]) for gid in flagged)
+    note = c.fill("chart.outlier_note", mark=mark, gpus=names) if flagged else ""
     return _figure(c, name, svg, table_html, note)
 
 

@@ -87,7 +87,6 @@ def derived(gpu: Record) -> dict[str, float | None]:
 class MatrixCell:
     gpus: list[str]
     known: str  # source | derived (from the update log) | tree (read from a flowchart leaf)
-    used: bool = False
     changed: bool = False  # differs from the revision before
 
 
@@ -116,7 +115,7 @@ def advice_matrix(ds: Dataset, states, trees) -> AdviceMatrix:
                 cells[rev.id] = MatrixCell(list(st.gpus), st.known)
             elif pid in from_tree:
                 leaf = from_tree[pid]
-                cells[rev.id] = MatrixCell(list(leaf["gpus"]), "tree", bool(leaf.get("used")))
+                cells[rev.id] = MatrixCell(list(leaf["gpus"]), "tree")
             else:
                 continue
             addressed.add(rev.id)

@@ -248,6 +248,7 @@ def rule_tree_persona_once(rev, ctx, kp):
             else:
                 seen[pid] = leaf_kp
 
+
 TREE_QUESTION = Record({
     "question": F(Text(max_len=300)),
     "if_yes": F(Lazy("tree_node", _tree_node)),

@@ -308,5 +308,5 @@ def search_terms_json(ds: Dataset, lang: str) -> str:
     """The search box's extra words for one language (data/search.yaml): word -> the words it also
     looks for, keys in lower case. Read by assets/js/search-terms.js on the first search."""
     terms = (ds.search_terms.data if ds.search_terms else {}).get(lang) or {}
-    return json.dumps({"synonyms": {k.lower(): list(v) for k, v in sorted(terms.items())}},
+    return json.dumps({"synonyms": {k.lower(): list(v) for k, v in terms.items()}},
                       ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
