@@ -81,7 +81,12 @@ def models_result(ds: Dataset) -> list[dict]:
     return [{"id": mid, **plain(m.data)} for mid, m in sorted(ds.models.items())]
 
 
-MEASUREMENT_DEFAULTS = {"kv_cache": "f16"}
+def _measurement_defaults(res: dict) -> dict:
+    """The defaults a result leaves out, written out: a model result's cache precision, every
+    result's mode (a training metric trains in full unless it says otherwise)."""
+    if res.get("workload") is not None:
+        return {"mode": "full"}
+    return {"kv_cache": "f16", "mode": "full" if res.get("metric") == "training_tokens_per_s" else "inference"}
 
 
 def measurements_result(ds: Dataset) -> list[dict]:
@@ -91,7 +96,8 @@ def measurements_result(ds: Dataset) -> list[dict]:
         head = {"source": src.id, "title": src["title"], "url": src["url"], "publisher": src["publisher"],
                 "date": plain(src["date"]), "runtime": src["runtime"], "runtime_version": src["runtime_version"]}
         for i, res in enumerate(src["results"]):
-            item = {"id": f"{src.id}-{i + 1}", **head, **MEASUREMENT_DEFAULTS, **plain(res)}
+            res = plain(res)
+            item = {"id": f"{src.id}-{i + 1}", **head, **_measurement_defaults(res), **res}
             out.append(item)
     return out
 

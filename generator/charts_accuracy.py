@@ -6,7 +6,8 @@ from markupsafe import Markup
 
 from .svg import Log, _e, _f, _figure, _Frame, _legend, _log_ticks, _marker, _plain, _svg, _table
 
-METRICS = ("decode_tokens_per_s", "prefill_tokens_per_s", "peak_memory_gib", "weights_gib")
+METRICS = ("decode_tokens_per_s", "prefill_tokens_per_s", "peak_memory_gib", "weights_gib", "training_throughput",
+           "training_tokens_per_s")
 
 
 def accuracy_chart(c, metric: str, measured: list[dict]) -> Markup | None:
@@ -36,10 +37,10 @@ def accuracy_chart(c, metric: str, measured: list[dict]) -> Markup | None:
     body.append('<g class="points">')
     for m in points:
         k = runtimes.index(m["runtime"])
-        tip = f"{c.gpu_name(m['gpu'])}, {c.model_name(m['model'])}: {c.num(m['value'], 1)} / {c.num(m['estimate'], 1)}"
+        tip = f"{c.gpu_name(m['gpu'])}, {c.subject_name(m)}: {c.num(m['value'], 1)} / {c.num(m['estimate'], 1)}"
         body.append(f'<g class="pt s{k}"><title>{_e(tip)}</title>{_marker(k, xs(m["value"]), ys(m["estimate"]), 3.2)}</g>')
     body.append("</g>")
-    rows = [[_e(c.gpu_name(m["gpu"])), _e(c.model_name(m["model"])), _e(m["runtime"]), _e(m["weights"]),
+    rows = [[_e(c.gpu_name(m["gpu"])), _e(c.subject_name(m)), _e(m["runtime"]), _e(m.get("weights") or "—"),
              c.num(m["value"], 1), c.num(m["estimate"], 1), c.num(m["error_pct"], 0),
              Markup(f'<a href="{_e(m["url"])}" rel="noopener">{_e(m["publisher"])}</a>')] for m in points]
     table = _table(c, _e(title), [c.ui("gpus.col_name"), c.ui("gpu.col_model"), c.ui("accuracy.col_runtime"),

@@ -300,12 +300,14 @@ class Derived:
     @functools.cached_property
     def measured(self) -> list[dict]:
         """Every measurement (flattened) with the engine's figure for its conditions and the error."""
-        from .estimate.fitting import predict
+        from .estimate.fitting import predict, relative_groups, training_estimates, training_group
 
         b, constants = self.bundle, self.estimates.get("constants") or {}
+        training = training_estimates(relative_groups(b.measurements, (), b.gpus), b.gpus, constants)
         out = []
         for m in b.measurements:
-            est = predict(m, b.models, b.gpus, constants)
+            group = training_group(m)
+            est = training.get((group, m["gpu"])) if group else predict(m, b.models, b.gpus, constants)
             err = round((est - m["value"]) / m["value"] * 100, 1) if est else None
             out.append({**m, "estimate": est, "error_pct": err})
         return out
@@ -322,7 +324,8 @@ class Derived:
 def _group(items: list[dict], key: str) -> dict[str, list[dict]]:
     out: dict[str, list[dict]] = {}
     for item in items:
-        out.setdefault(item[key], []).append(item)
+        if item.get(key) is not None:
+            out.setdefault(item[key], []).append(item)
     return out
 
 

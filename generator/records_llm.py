@@ -13,7 +13,17 @@ WEIGHT_FORMATS = ("f32", "bf16", "f16", "fp8", "int8", "q8_0", "q6_k", "q5_k_m",
                   "nf4", "awq", "gptq", "mxfp4")
 KV_FORMATS = ("f16", "bf16", "fp8", "q8_0", "q4_0")
 RUNTIMES = ("llama.cpp", "transformers", "vllm", "sglang", "tensorrt-llm", "mlx", "exllamav2", "pytorch")
-METRICS = ("decode_tokens_per_s", "prefill_tokens_per_s", "peak_memory_gib", "weights_gib", "training_tokens_per_s")
+METRICS = ("decode_tokens_per_s", "prefill_tokens_per_s", "peak_memory_gib", "weights_gib", "training_tokens_per_s",
+           "training_throughput")
+MODES = ("inference", "full", "lora", "qlora")
+# Training benchmarks that are not LLMs of data/models: a result names one of them in place of a
+# model, and its value (metric training_throughput) is in the benchmark's own unit per second, so
+# it compares across cards within one workload and source only. Proper names, not translated.
+WORKLOADS = {
+    "resnet50": "ResNet-50", "ssd": "SSD300", "bert-base-squad": "BERT-base (SQuAD)",
+    "bert-large-squad": "BERT-large (SQuAD)", "gnmt": "GNMT", "transformer-xl-base": "Transformer-XL base",
+    "transformer-xl-large": "Transformer-XL large", "tacotron2": "Tacotron 2", "waveglow": "WaveGlow",
+}
 ATTENTION = ("mha", "gqa", "mqa", "mla")
 MODEL_SOURCED = ("parameters_b", "active_parameters_b", "layers", "hidden_size", "intermediate_size",
                  "attention_heads", "kv_heads", "head_dim", "vocab_size", "tied_embeddings", "max_context",
@@ -125,14 +135,38 @@ MODEL = Record({
 
 # ---------------------------------------------------------------- measurements
 
+def rule_result_subject(result, ctx, kp):
+    """A result measures either a model of data/models or a named training workload."""
+    if result.get("workload") is not None:
+        if result.get("metric") != "training_throughput":
+            ctx.err(kp + ("metric",), "a workload result measures training_throughput (its own unit per second)")
+        for name in ("model", "weights", "context", "kv_cache"):
+            if result.get(name) is not None:
+                ctx.err(kp + (name,), f"{name} applies to model results; this result names a workload")
+        if result.get("mode") not in (None, "full"):
+            ctx.err(kp + ("mode",), "a workload result trains the whole network: mode full")
+        return
+    for name in ("model", "weights", "context"):
+        if result.get(name) is None:
+            ctx.err(kp, f"a result names its {name} (or, for a training benchmark, a workload)")
+    if result.get("metric") == "training_throughput":
+        ctx.err(kp + ("metric",), "training_throughput is for workload results; a model result gives training_tokens_per_s")
+    if result.get("mode") == "inference" and result.get("metric") == "training_tokens_per_s":
+        ctx.err(kp + ("mode",), "training_tokens_per_s is measured in a training mode (full, lora or qlora)")
+
+
 RESULT = Record({
     "gpu": F(Ref("gpu")),
     "gpus": F(Number(integer=True, maximum=100000), doc="GPUs used"),
-    "model": F(Ref("model")),
-    "weights": F(Enum(WEIGHT_FORMATS)),
+    "model": F(Ref("model"), required=False, doc="the model run; absent when a workload is named"),
+    "workload": F(Enum(tuple(WORKLOADS)), required=False,
+                  doc="a training benchmark that is not a model of data/models (metric training_throughput)"),
+    "mode": F(Enum(MODES), required=False,
+              doc="inference (default), or the training: full, lora or qlora"),
+    "weights": F(Enum(WEIGHT_FORMATS), required=False, doc="model results: the weights' format"),
     "kv_cache": F(Enum(KV_FORMATS), required=False, doc="default f16"),
-    "context": F(Number(integer=True, minimum=0, exclusive_min=False, maximum=100000000),
-                 doc="prefill: prompt tokens; decode: tokens already in context"),
+    "context": F(Number(integer=True, minimum=0, exclusive_min=False, maximum=100000000), required=False,
+                 doc="model results; prefill: prompt tokens; decode: tokens already in context"),
     "batch": F(Number(integer=True, maximum=1000000), doc="sequences at once"),
     "flash_attention": F(Bool(), required=False),
     "metric": F(Enum(METRICS)),
@@ -142,7 +176,7 @@ RESULT = Record({
     "runtime_version": F(Str(max_len=40), required=False),
     # conditions of one run, kept in English (shown with lang="en"): not translated
     "note": F(Str(max_len=600), required=False, doc="conditions of this run, in English"),
-})
+}, rules=(rule_result_subject,))
 
 MEASUREMENTS = Record({
     "title": F(Text(max_len=200)),

@@ -2,7 +2,7 @@
 :class:`generator.render.Context`): numbers come from the derive stage, text from data/ui.yaml."""
 from __future__ import annotations
 
-from .records_llm import MODEL_SOURCED
+from .records_llm import MODEL_SOURCED, WORKLOADS
 
 GIB = 1024 ** 3
 MODEL_FIELDS = ("parameters_b", "active_parameters_b", "layers", "hidden_size", "intermediate_size", "attention",
@@ -73,6 +73,14 @@ class EstimatesText:
     def model_name(self, mid: str) -> str:
         model = self.ds.models.get(mid)
         return model["name"] if model else mid
+
+    @staticmethod
+    def workload_name(wid: str) -> str:
+        return WORKLOADS.get(wid, wid)
+
+    def subject_name(self, m: dict) -> str:
+        """What a measurement ran: the model's name, or the training workload's."""
+        return self.workload_name(m["workload"]) if m.get("workload") else self.model_name(m["model"])
 
     def gpu_vendor(self, gid: str) -> str:
         return self.ds.gpus[gid]["vendor"]

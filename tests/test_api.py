@@ -91,7 +91,9 @@ def test_models_measurements_and_prices_are_exported_whole(built_site):
         assert len(mine) == len(doc["results"])
         for item, res in zip(mine, doc["results"], strict=True):
             assert item["url"] == res.get("url", doc["url"]) and item["runtime"] == doc["runtime"]
-            assert item["value"] == res["value"] and item["gpu"] == res["gpu"] and item["model"] == res["model"]
+            assert item["value"] == res["value"] and item["gpu"] == res["gpu"]
+            assert item.get("model") == res.get("model") and item.get("workload") == res.get("workload")
+            assert item["mode"] == res.get("mode", "inference" if res["metric"] != "training_tokens_per_s" else "full")
         assert _load(site, f"measurements/{path.stem}.json")["result"] == {"id": path.stem, **doc}
     prices = _load(site, "prices.json")["result"]
     for path in sorted((ROOT / "data" / "prices").glob("*.yaml")):

@@ -247,3 +247,60 @@ def test_gguf_weight_sizes_within_three_percent(shipped):
     checked = [(m, p) for m, p in preds if p is not None]
     within = [abs(p / m["value"] - 1) <= 0.03 for m, p in checked]
     assert not checked or sum(within) >= 0.9 * len(within)
+
+
+def test_training_results_group_by_workload_and_get_their_reference_times_the_relative_figure():
+    """Results of one source and workload form one group whatever their batch (the publisher sizes
+    it per card); other sources, workloads and metrics stay apart; each member's estimate is the
+    fastest card's measured value times the engine's relative figure, and that card has none."""
+    gpus = {"fast": {"fp16_tensor_tflops": 300, "memory_bandwidth_gbs": 2000},
+            "slow": {"fp16_tensor_tflops": 75, "memory_bandwidth_gbs": 500},
+            "mid": {"fp16_tensor_tflops": 150, "memory_bandwidth_gbs": 1000}}
+
+    def row(gpu, value, workload="resnet50", source="lab-a", batch=64):
+        return {"source": source, "publisher": source.upper(), "gpu": gpu, "gpus": 1, "workload": workload,
+                "batch": batch, "metric": "training_throughput", "value": value}
+
+    rows = [row("fast", 1000, batch=256), row("slow", 260, batch=32), row("mid", 510, batch=128),
+            row("fast", 90, workload="bert-large-squad"), row("slow", 20, workload="bert-large-squad"),
+            row("slow", 7, source="lab-b"),
+            {"source": "lab-a", "gpu": "mid", "gpus": 1, "model": "m", "weights": "q4_0", "context": 0, "batch": 1,
+             "metric": "decode_tokens_per_s", "value": 50}]
+    groups = fitting.relative_groups(rows, (), gpus)
+    assert sorted((g["id"], g["reference"], sorted(g["values"])) for g in groups) == [
+        ("lab-a/bert-large-squad/full/1", "fast", ["fast", "slow"]),
+        ("lab-a/resnet50/full/1", "fast", ["fast", "mid", "slow"]),
+    ]
+    assert {g["source"] for g in groups} == {"LAB-A"}
+    constants = {"relative": {"a": 0.5, "b": 0.5, "c": 0.0}}
+    est = fitting.training_estimates(groups, gpus, constants)
+    assert set(est) == {("lab-a/resnet50/full/1", "mid"), ("lab-a/resnet50/full/1", "slow"),
+                        ("lab-a/bert-large-squad/full/1", "slow")}
+    assert est["lab-a/resnet50/full/1", "mid"] == pytest.approx(1000 * math.sqrt(150 / 300) * math.sqrt(1000 / 2000))
+    assert est["lab-a/bert-large-squad/full/1", "slow"] == pytest.approx(90 * 0.25)
+    assert fitting.training_group(rows[0]) == "lab-a/resnet50/full/1" and fitting.training_group(rows[-1]) is None
+
+
+def test_shipped_training_results_carry_estimates_and_errors(shipped):
+    """Every shipped training result in a group, but the group's reference, gets an estimate and an error on the
+    derived measurement list, and the table's training error counts exactly those results plus the
+    revisions' pairs."""
+    from generator.derive import Derived
+    from generator.validate import load_dataset
+
+    bundle, table = shipped
+    ds, problems = load_dataset(ROOT / "data")
+    assert ds is not None, problems
+    training = [m for m in Derived(ds).measured if m["metric"] in ("training_throughput", "training_tokens_per_s")]
+    assert len([m for m in training if m.get("workload")]) >= 150
+    groups = fitting.relative_groups(bundle.measurements, (), bundle.gpus)
+    estimated = {(g["id"], gid) for g in groups for gid in g["values"] if gid != g["reference"]}
+    assert len(estimated) >= 150
+    for m in training:
+        member = (fitting.training_group(m), m["gpu"]) in estimated
+        assert (m["estimate"] is not None) == member, m
+        if member:
+            assert m["error_pct"] == round((m["estimate"] - m["value"]) / m["value"] * 100, 1)
+    rev_pairs = sum(len(g["values"]) - 1 for g in fitting.relative_groups((), bundle.revisions, bundle.gpus))
+    count = table["errors"]["training_relative"]["all"]["count"]
+    assert count == len([m for m in training if m["estimate"] is not None]) + rev_pairs

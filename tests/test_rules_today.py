@@ -49,6 +49,23 @@ results:
     value: 1200
 """
 
+PREFILL = "metric: prefill_tokens_per_s"
+WORKLOAD_TEXT = """title: A training benchmark table
+url: https://example.org/bench
+publisher: Example Lab
+date: 2025-01-02
+runtime: pytorch
+runtime_version: unknown
+results:
+  - gpu: rtx-2070
+    gpus: 1
+    workload: bert-large-squad
+    mode: full
+    batch: 64
+    metric: training_throughput
+    value: 120
+"""
+
 TREE_TEXT = """date: 2023-01-16
 url: https://example.org/2023/01/16/advice/
 kind: full
@@ -174,7 +191,27 @@ CASES = {
         lambda t: _with_measurement(t),
         lambda t: _with_measurement(t, MEAS_TEXT.replace("metric: prefill_tokens_per_s", "metric: tokens")),
         "data/measurements/bench.yaml:14: results[0].metric: expected one of decode_tokens_per_s, prefill_tokens_per_s, "
-        "peak_memory_gib, weights_gib, training_tokens_per_s; got 'tokens' (text)",
+        "peak_memory_gib, weights_gib, training_tokens_per_s, training_throughput; got 'tokens' (text)",
+    ),
+    "measurement_names_model_or_workload": (
+        lambda t: _with_measurement(t),
+        lambda t: _with_measurement(t, MEAS_TEXT.replace("    model: tiny-7b\n", "")),
+        "data/measurements/bench.yaml:8: results[0]: a result names its model (or, for a training benchmark, a workload)",
+    ),
+    "measurement_workload_is_not_a_model_result": (
+        lambda t: _with_measurement(t, WORKLOAD_TEXT),
+        lambda t: _with_measurement(t, WORKLOAD_TEXT.replace("    batch: 64\n", "    batch: 64\n    context: 384\n")),
+        "data/measurements/bench.yaml:13: results[0].context: context applies to model results; this result names a workload",
+    ),
+    "measurement_workload_metric": (
+        lambda t: _with_measurement(t, WORKLOAD_TEXT),
+        lambda t: _with_measurement(t, WORKLOAD_TEXT.replace("training_throughput", "decode_tokens_per_s")),
+        "data/measurements/bench.yaml:13: results[0].metric: a workload result measures training_throughput",
+    ),
+    "measurement_training_mode": (
+        lambda t: _with_measurement(t, MEAS_TEXT.replace(PREFILL, "metric: training_tokens_per_s\n    mode: lora")),
+        lambda t: _with_measurement(t, MEAS_TEXT.replace(PREFILL, "metric: training_tokens_per_s\n    mode: inference")),
+        "data/measurements/bench.yaml:15: results[0].mode: training_tokens_per_s is measured in a training mode",
     ),
     "price_cloud_names_its_instance": (
         lambda t: t.write(PRICE, PRICE_TEXT),

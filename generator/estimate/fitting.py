@@ -20,8 +20,10 @@ Constants (``fit_constants``), all deterministic, no randomness, no external sol
 - training relative throughput: exponents a (dense matrix TFLOPS), b (bandwidth) and, when
   every GPU gives ``l2_cache_mb``, c (cache) of log(throughput) = group + a log T + b log B (+ c log C),
   by least squares after removing each group's mean (a group is one relative-performance table of
-  a revision, or one set of training_tokens_per_s results of one source, model and settings that
-  differ only by GPU). A negative exponent is set to 0 and the other refitted.
+  a revision, or one set of training results of one source that differ only by GPU: the same
+  model, format, mode, context and batch for training_tokens_per_s, the same workload for
+  training_throughput, whose batch the publisher may size by each card's memory). A negative
+  exponent is set to 0 and the other refitted.
 
 Error (``accuracy``): per metric and runtime (and ``all``), the median and 90th percentile
 (nearest rank) of |predicted / measured - 1| x 100, the count and the number of sources; and the
@@ -47,21 +49,12 @@ from .speed import (
 MIN_GROUP = 8
 METRICS = ("decode_tokens_per_s", "prefill_tokens_per_s", "weights_gib", "peak_memory_gib", "training_peak_memory_gib",
            "training_relative")
-TRAINING_RUNTIMES = ("pytorch",)
-
 
 def mode_of(m: dict) -> str:
-    """A measurement's mode: its ``mode`` field, else read from its note (pytorch rows), else inference."""
+    """A measurement's mode: its ``mode`` field; a training metric without one trains in full."""
     if m.get("mode"):
         return m["mode"]
-    if m.get("runtime") in TRAINING_RUNTIMES or m.get("metric") == "training_tokens_per_s":
-        note = str(m.get("note") or "").lower()
-        if "qlora" in note:
-            return "qlora"
-        if "lora" in note:
-            return "lora"
-        return "full"
-    return "inference"
+    return "full" if m.get("metric") in ("training_tokens_per_s", "training_throughput") else "inference"
 
 
 def _inputs(m: dict, models: dict, gpus: dict):
@@ -234,19 +227,45 @@ def relative_groups(measurements, revisions, gpus: dict) -> list[dict]:
             if ref in vals and len(vals) >= 2:
                 groups.append({"source": f"revision {rev.get('date') or rev.get('id')}", "id": f"{rev.get('id')}#{i}",
                                "reference": ref, "values": vals, "workload": table.get("workload")})
-    sets: dict[tuple, dict] = {}
+    sets: dict[str, dict] = {}
     for m in measurements:
-        if m.get("metric") != "training_tokens_per_s" or m.get("gpu") not in gpus or not m.get("value"):
-            continue
-        key = (m.get("source"), m.get("model"), m.get("weights"), mode_of(m), m.get("context"), m.get("batch"), m.get("gpus"))
-        sets.setdefault(key, {})[m["gpu"]] = float(m["value"])
-    for key, vals in sorted(sets.items(), key=lambda kv: str(kv[0])):
+        key = training_group(m)
+        if key is not None and m.get("gpu") in gpus and m.get("value"):
+            sets.setdefault(key, {})[m["gpu"]] = float(m["value"])
+    for key, vals in sorted(sets.items()):
         if len(vals) >= 2:
             ref = sorted(vals, key=lambda g: (-vals[g], g))[0]
-            pub = next((m.get("publisher") for m in measurements if m.get("source") == key[0]), key[0])
-            groups.append({"source": pub, "id": "/".join(str(k) for k in key), "reference": ref, "values": vals,
-                           "workload": "training"})
+            source = key.split("/", 1)[0]
+            pub = next((m.get("publisher") for m in measurements if m.get("source") == source), source)
+            groups.append({"source": pub, "id": key, "reference": ref, "values": vals, "workload": "training"})
     return groups
+
+
+def training_group(m: dict) -> str | None:
+    """The group a training-throughput result belongs to (results that differ only by GPU)."""
+    if m.get("metric") == "training_throughput":
+        key = (m.get("source"), m.get("workload"), mode_of(m), m.get("gpus"))
+    elif m.get("metric") == "training_tokens_per_s":
+        key = (m.get("source"), m.get("model"), m.get("weights"), mode_of(m), m.get("context"), m.get("batch"),
+               m.get("gpus"))
+    else:
+        return None
+    return "/".join(str(k) for k in key)
+
+
+def training_estimates(groups: list[dict], gpus: dict, constants: dict) -> dict[tuple[str, str], float]:
+    """{(group id, gpu): the group reference's measured value times the engine's relative figure},
+    for every member but the reference (its figure would be its own measurement)."""
+    rel = constants.get("relative") or {}
+    out = {}
+    for g in groups:
+        ref = g["reference"]
+        for gid in g["values"]:
+            if gid != ref:
+                r = relative_training(gpus[gid], gpus[ref], rel)
+                if r is not None:
+                    out[g["id"], gid] = g["values"][ref] * r
+    return out
 
 
 def _solve(matrix, rhs):
