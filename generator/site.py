@@ -10,6 +10,7 @@ import copy
 import json
 import multiprocessing
 import os
+import re
 import shutil
 import threading
 import time
@@ -114,8 +115,8 @@ def generate_language(ds: Dataset, paths: Paths, lang: str, only: set[str] | Non
     """One language's pages, assets, feed (and, for English, the JSON API) under
     ``build/docs/<lang>``. Returns the paths (relative to that folder) whose content changed.
 
-    With ``only``, the pages at those paths and the shared assets and client data, nothing else:
-    the preview's first step, for the page a reader has open."""
+    With ``only``, the pages at those paths, the shared assets, and the client data when one of
+    those pages reads it, nothing else: the preview's first step, for the page a reader has open."""
     lang_dir = paths.build / "docs" / lang
     wanted, changed = set(), set()
     try:
@@ -124,30 +125,22 @@ def generate_language(ds: Dataset, paths: Paths, lang: str, only: set[str] | Non
         ui_file = (paths.data / "ui.yaml")
         shown = ui_file.relative_to(paths.root).as_posix() if ui_file.is_relative_to(paths.root) else str(ui_file)
         raise DataError([Problem(shown, 1, exc.args[0], "missing: the page templates need this interface text")]) from None
+    written = []
     for page in pages:
         target = lang_dir / page.path
         if _write_if_changed(target, page.text):
             changed.add(page.path)
         wanted.add(target)
-    # hand-written pages of this language, then shared static assets
-    for src_dir in (paths.static / lang, paths.static / "assets"):
-        if not src_dir.is_dir():
-            continue
-        for src in sorted(p for p in src_dir.rglob("*") if p.is_file()):
-            rel = src.relative_to(paths.static / lang if src_dir.name == lang else paths.static)
-            target = lang_dir / rel
-            if only is not None and rel.suffix == ".md" and rel.as_posix() not in only:
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if not target.exists() or target.read_bytes() != src.read_bytes():
-                shutil.copyfile(src, target)
-                changed.add(rel.as_posix())
-            wanted.add(target)
+        written.append(page.text)
+    written += _copy_static(paths, lang, only, changed, wanted)
     client_rel = "assets/data/whichgpu-data.js"
-    before = (lang_dir / client_rel).stat().st_mtime_ns if (lang_dir / client_rel).exists() else None
-    wanted.add(write_client_data(ds, lang_dir))
-    if (lang_dir / client_rel).stat().st_mtime_ns != before:
-        changed.add(client_rel)
+    # The preview's first step writes the shared data file (every card, every revision) only when
+    # the open page reads it; otherwise the step after it does.
+    if only is None or any(uses_client_data(text) for text in written):
+        before = (lang_dir / client_rel).stat().st_mtime_ns if (lang_dir / client_rel).exists() else None
+        wanted.add(write_client_data(ds, lang_dir))
+        if (lang_dir / client_rel).stat().st_mtime_ns != before:
+            changed.add(client_rel)
     terms = lang_dir / "assets" / "data" / "search-terms.json"
     if _write_if_changed(terms, search_terms_json(ds, lang)):
         changed.add("assets/data/search-terms.json")
@@ -166,6 +159,39 @@ def generate_language(ds: Dataset, paths: Paths, lang: str, only: set[str] | Non
             stale.unlink()
             changed.add(stale.relative_to(lang_dir).as_posix())
     return changed
+
+
+def _copy_static(paths: Paths, lang: str, only: set[str] | None, changed: set[str], wanted: set[Path]) -> list[str]:
+    """Hand-written pages of this language, then shared static assets, into ``build/docs/<lang>``;
+    with ``only``, hand-written pages outside it are left alone. Returns the texts of the pages
+    of ``only`` it copied."""
+    lang_dir, texts = paths.build / "docs" / lang, []
+    for src_dir in (paths.static / lang, paths.static / "assets"):
+        if not src_dir.is_dir():
+            continue
+        for src in sorted(p for p in src_dir.rglob("*") if p.is_file()):
+            rel = src.relative_to(paths.static / lang if src_dir.name == lang else paths.static)
+            target = lang_dir / rel
+            if only is not None and rel.suffix == ".md":
+                if rel.as_posix() not in only:
+                    continue
+                texts.append(src.read_text(encoding="utf-8"))
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if not target.exists() or target.read_bytes() != src.read_bytes():
+                shutil.copyfile(src, target)
+                changed.add(rel.as_posix())
+            wanted.add(target)
+    return texts
+
+
+# What makes a page's scripts load the shared data file (docs/assets/js/whichgpu.js: compare, the
+# diff picker, the revision selector; calc/main.mjs: the calculators of NEEDS_DATA).
+_CLIENT_DATA_HOOKS = re.compile(r'id="wg-compare"|id="wg-diff"|\bwg-revision-select\b|data-wg-calc="(?:llm|picker|tree)"')
+
+
+def uses_client_data(page_text: str) -> bool:
+    """Whether a page, as generated, reads ``assets/data/whichgpu-data.js`` in the browser."""
+    return _CLIENT_DATA_HOOKS.search(page_text) is not None
 
 
 def mkdocs_overrides(ds: Dataset, lang: str, docs_dir: Path, site_dir: Path, base_config: dict) -> dict:

@@ -123,8 +123,14 @@ class _Loader:
 
     def make_record(self, ident: str, path: Path, doc: Document, schema) -> Record:
         rel = path.relative_to(self.data_dir).as_posix()
-        texts = {dotted(kp): text for kp, text in walk_text(schema, doc.data)}
-        rec = Record(ident, rel, freeze(doc.data), freeze(texts))
+        # A document read again unchanged gives the same record (records are immutable): the
+        # preview's reload does not freeze and walk every unchanged file again.
+        made = doc.__dict__.setdefault("_records", {})
+        key = (id(schema), ident, rel)
+        rec = made.get(key)
+        if rec is None:
+            texts = {dotted(kp): text for kp, text in walk_text(schema, doc.data)}
+            rec = made[key] = Record(ident, rel, freeze(doc.data), freeze(texts))
         if rel.startswith("prices/"):
             self.lines[rel] = {kp: doc.line(kp) for kp in _usd_keypaths(doc.data)}
         self.english_docs[rel] = (schema, rec)

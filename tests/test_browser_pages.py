@@ -221,6 +221,27 @@ def test_shared_data_is_loaded_only_where_it_is_used(server, page):
     assert requested[-1] == server + "/fr/assets/data/whichgpu-data.js"
 
 
+def test_pages_that_load_the_shared_data_are_the_ones_the_preview_expects(server, page, built_site):
+    """The preview writes the data file in its first step only for pages that read it
+    (generator.site.uses_client_data); the browser agrees, page by page."""
+    from generator.site import uses_client_data
+
+    site, _ = built_site
+    requested = []
+    page.on("request", lambda r: requested.append(r.url) if r.url.endswith("/whichgpu-data.js") else None)
+    seen = {}
+    for path in ("", "gpus/", "gpus/rtx-2070/", "revisions/2019-04-03/", "latest/", "compare/", "diffs/",
+                 "calculators/memory-llm/", "calculators/picker/", "calculators/memory-dense/", "accuracy/",
+                 "models/", "history/", "ko/calculators/picker/"):
+        del requested[:]
+        page.goto(f"{server}/{path}")
+        page.wait_for_load_state("networkidle")
+        html = (site / path / "index.html").read_text(encoding="utf-8")
+        seen[path] = (bool(requested), uses_client_data(html))
+    assert all(loaded == expected for loaded, expected in seen.values()), seen
+    assert sum(loaded for loaded, _ in seen.values()) >= 6, seen
+
+
 # Every shift counts: nothing is typed or clicked here (the emulated touch screen marks shifts
 # as following input, so hadRecentInput cannot be used to filter).
 LAYOUT_SHIFTS = """window.__shift = 0; new PerformanceObserver((list) => {

@@ -111,6 +111,24 @@ def test_open_page_first_then_only_changed_pages(preview):
     assert "rebuilt in" in out.getvalue() and "every language is up to date" in out.getvalue()
 
 
+def test_first_step_writes_the_shared_data_only_for_a_page_that_reads_it(preview):
+    """The data file holds every card: a GPU page's first step leaves it to the step after (the
+    page does not read it); the compare page's first step writes it, so its table is not stale."""
+    from generator.site import generate_language, load_or_fail
+
+    pv, base, _ = preview
+    data_file = pv.paths.build / "docs" / "en" / "assets" / "data" / "whichgpu-data.js"
+    _edit(base, "gpus/nvidia/rtx-2070.yaml", "tdp_w: 175", "tdp_w: 176")
+    ds = load_or_fail(pv.paths)
+    changed = generate_language(ds, pv.paths, "en", only={"gpus/rtx-2070.md"})
+    assert changed == {"gpus/rtx-2070.md"}
+    assert '"tdp_w":176' not in data_file.read_text(encoding="utf-8")
+    changed = generate_language(ds, pv.paths, "en", only={"compare/index.md"})
+    assert "assets/data/whichgpu-data.js" in changed
+    assert '"tdp_w":176' in data_file.read_text(encoding="utf-8")
+    _edit(base, "gpus/nvidia/rtx-2070.yaml", "tdp_w: 176", "tdp_w: 175")
+
+
 def test_data_error_is_shown_and_the_last_good_build_stays(preview):
     pv, base, out = preview
     site = pv.paths.site

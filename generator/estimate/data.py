@@ -36,9 +36,19 @@ def plain(value):
 
 
 def record_dict(record, ident: str | None = None) -> dict:
-    data = plain(record.data if hasattr(record, "data") else record)
+    data = dict(_plain_data(record)) if hasattr(record, "data") else plain(record)
     data["id"] = ident or getattr(record, "id", None) or data.get("id")
     return data
+
+
+def _plain_data(record) -> dict:
+    """``plain(record.data)``, kept on the record: records are immutable, and a reload of unchanged
+    files gives the same record objects (generator.validate), so the preview converts only what
+    changed. Callers get a fresh top-level dict; the nested values are shared and not modified."""
+    cached = record.__dict__.get("_plain")
+    if cached is None:
+        cached = record.__dict__["_plain"] = plain(record.data)
+    return cached
 
 
 def flatten_measurements(file_data: dict, source: str) -> list[dict]:
@@ -100,7 +110,7 @@ def from_dataset(ds, data_dir: Path | None = None) -> Bundle:
         b.models = {k: dict(v, id=k) for k, v in _read_folder(data_dir / "models", data_dir.parent, b.problems).items()}
     if measurements is not None:
         for rec in sorted(measurements, key=lambda r: r.id):
-            b.measurements.extend(flatten_measurements(plain(rec.data), rec.id))
+            b.measurements.extend(flatten_measurements(_plain_data(rec), rec.id))
     else:
         for ident, data in sorted(_read_folder(data_dir / "measurements", data_dir.parent, b.problems).items()):
             b.measurements.extend(flatten_measurements(data, ident))
