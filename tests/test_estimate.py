@@ -134,6 +134,23 @@ def test_moe_active_parameters_decide_speed_total_decide_memory():
     assert big["bytes_per_step"] > 0.9 * (w["total"] - w["embed"])
 
 
+def test_moe_prefill_charges_the_routed_experts_by_the_fitted_factor():
+    """Prefill splits its matrix work into the dense part and the active routed experts' part; the
+    latter runs moe_prefill times slower. A dense model has no expert part."""
+    moe, gpu = M["qwen3-30b-a3b"], FIXTURE["gpus"]["h100-sxm"]
+    t = speed.prefill_terms(moe, gpu, "bf16", 512, 1, "llama.cpp")
+    p = memory.param_breakdown(moe)
+    tflops = speed.matrix_tflops(gpu, "bf16", "llama.cpp") * 1e12
+    assert t["expert_s"] == pytest.approx(2 * p["experts"] * 8 / 128 * 512 / tflops)
+    assert t["compute_s"] == pytest.approx(t["flops"] / tflops - t["expert_s"])
+    k = {**speed.DEFAULT_SPEED, "eff_compute": 0.5, "eff_bw": 1e9}  # compute-bound
+    slow = speed.prefill_from_terms(t, {**k, "moe_prefill": 3.0})
+    assert 512 / slow == pytest.approx((t["compute_s"] + 3 * t["expert_s"]) / 0.5 + t["pcie_s"] + t["comm_s"])
+    assert slow < speed.prefill_from_terms(t, k)
+    dense = speed.prefill_terms(M["llama-3-1-8b"], gpu, "bf16", 512, 1, "llama.cpp")
+    assert dense["expert_s"] == 0 and dense["compute_s"] == pytest.approx(dense["flops"] / tflops)
+
+
 def test_tensor_parallel_splits_kv_by_heads():
     m = M["llama-3-1-70b"]  # 8 kv heads
     one = memory.inference_memory(m, "bf16", "f16", 4096, 1, "vllm", 1)

@@ -14,6 +14,11 @@ Constants (``fit_constants``), all deterministic, no randomness, no external sol
     (log eff_bw, overhead) within eff_bw 0.05-1.0 and overhead 0-50 ms.
   Prefill is fitted first with the default eff_bw, then decode with that eff_compute, then
   prefill again with the fitted eff_bw.
+  * ``moe_prefill`` (how much slower the routed experts' matrix products run in prefill than the
+    dense ones, >= 1): where a key has at least MIN_GROUP prefill results of mixture-of-experts
+    models, a search on those results alone minimising the sum of absolute log ratios (a few
+    results of a backend that misses the card's matrix units are hundreds of per cent off and
+    would otherwise decide it; bounds 1-20), then eff_compute again.
 - memory, per runtime with at least 3 inference peak-memory results: ``overhead_bytes`` and
   ``act_scale`` by linear least squares of (measured - weights - KV cache) on the activation
   formula of ``memory.activation_basis``, both clamped at 0.
@@ -96,8 +101,9 @@ def resolve(speed: dict, keys) -> dict:
     return out
 
 
-def _loss(points, k: dict) -> float:
-    """Sum of squared log ratios predicted / measured (the decode formula inlined for speed)."""
+def _loss(points, k: dict, power: int = 2) -> float:
+    """Sum of squared (``power`` 1: absolute) log ratios predicted / measured (the decode formula
+    inlined for speed)."""
     s = 0.0
     bw, cpu, comp, fixed, per_layer = k["eff_bw"], k["eff_cpu"], k["eff_compute"], k["overhead_s"], k["overhead_s_per_layer"]
     for p in points:
@@ -107,7 +113,7 @@ def _loss(points, k: dict) -> float:
             pred = t["batch"] / (step + fixed + per_layer * t["layers"] + t["comm_s"])
         else:
             pred = prefill_from_terms(t, k)
-        s += (math.log(pred) - p["log_value"]) ** 2 if pred and pred > 0 else 1e6
+        s += abs(math.log(pred) - p["log_value"]) ** power if pred and pred > 0 else 1e6
     return s
 
 
@@ -147,6 +153,12 @@ def _fit_key(points, base: dict) -> dict:
             k["eff_compute"] = out["eff_compute"] = round(math.exp(x[0]), 4)
 
     fit_pre()
+    moe = [p for p in pre if p["terms"].get("expert_s")]
+    if len(moe) >= MIN_GROUP:
+        x = _search(lambda v: _loss(moe, {**k, "moe_prefill": math.exp(v[0])}, 1), [math.log(k["moe_prefill"])], [0.5],
+                    [0.0], [math.log(20.0)])
+        k["moe_prefill"] = out["moe_prefill"] = round(math.exp(x[0]), 4)
+        fit_pre()
     if len(dec) >= MIN_GROUP:
         x = _search(lambda v: _loss(dec, {**k, "eff_bw": math.exp(v[0]), "overhead_s": v[1] / 1000,
                                           "overhead_s_per_layer": v[2] / 1e6}),

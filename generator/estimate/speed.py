@@ -48,7 +48,7 @@ from .formats import LAYER_SPLIT_RUNTIMES, backend
 from .memory import SERVING_RUNTIMES, expert_fraction, kv_cache_bytes, weights_parts
 
 DEFAULT_SPEED = {"eff_bw": 0.75, "overhead_s": 0.0005, "overhead_s_per_layer": 0.0, "eff_compute": 0.5, "eff_cpu": 0.6,
-                 "tp_latency_s": 1.0e-5, "cpu_bandwidth_gbs": 60.0, "pcie_gbs": 25.0}
+                 "tp_latency_s": 1.0e-5, "cpu_bandwidth_gbs": 60.0, "pcie_gbs": 25.0, "moe_prefill": 1.0}
 DEFAULT_RELATIVE = {"a": 0.5, "b": 0.5, "c": 0.0}
 UBATCH = {"llama.cpp": 512, "vllm": 8192, "sglang": 8192, "tensorrt-llm": 8192}
 
@@ -134,6 +134,10 @@ def prefill_terms(model: dict, gpu: dict, weights: str, context: int, batch: int
     p = w["params"]
     flops = 2 * max(p["active"] - (0 if model.get("tied_embeddings") else p["embed"]), 0) * tokens
     flops += batch * attention_flops(model, context)
+    # the routed experts' share: small matrix products per expert, slower than the dense ones
+    # by the fitted factor moe_prefill
+    n_exp, per_token = model.get("experts") or 0, model.get("experts_per_token") or 0
+    expert_flops = 2 * p["experts"] * per_token / n_exp * tokens if n_exp and p["experts"] else 0.0
     ubatch = min(UBATCH.get(runtime, tokens), tokens)
     chunks = math.ceil(tokens / ubatch)
     per_chunk = w["other"] + w["experts"] * expert_fraction(model, ubatch) + w["head"]
@@ -141,7 +145,9 @@ def prefill_terms(model: dict, gpu: dict, weights: str, context: int, batch: int
     n = max(1, gpus)
     tensor_parallel = n > 1 and runtime not in LAYER_SPLIT_RUNTIMES
     tflops = matrix_tflops(gpu, weights, runtime) * 1e12
-    return {"compute_s": flops / tflops / (n if tensor_parallel else 1) if tflops > 0 else None,
+    share = 1 / tflops / (n if tensor_parallel else 1) if tflops > 0 else None
+    return {"compute_s": (flops - expert_flops) * share if share else None,
+            "expert_s": expert_flops * share if share else 0.0,
             "mem_s": chunks * per_chunk / (gpu["memory_bandwidth_gbs"] * 1e9) / (n if tensor_parallel else 1),
             "pcie_s": chunks * cpu_bytes / (k["pcie_gbs"] * 1e9),
             "comm_s": chunks * 2 * model["layers"] * k["tp_latency_s"] if tensor_parallel else 0.0,
@@ -152,7 +158,8 @@ def prefill_from_terms(t: dict, k: dict):
     """Prompt tokens per second; None when the GPU gives no matrix throughput."""
     if t["compute_s"] is None:
         return None
-    time = max(t["compute_s"] / k["eff_compute"], t["mem_s"] / k["eff_bw"]) + t["pcie_s"] + t["comm_s"]
+    compute = (t["compute_s"] + t["expert_s"] * k["moe_prefill"]) / k["eff_compute"]
+    time = max(compute, t["mem_s"] / k["eff_bw"]) + t["pcie_s"] + t["comm_s"]
     return t["tokens"] / time if time > 0 else 0.0
 
 

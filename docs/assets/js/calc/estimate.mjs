@@ -47,7 +47,7 @@ export const DEFAULT_MEMORY = {
 };
 export const DEFAULT_SPEED = {
   eff_bw: 0.75, overhead_s: 0.0005, overhead_s_per_layer: 0.0, eff_compute: 0.5, eff_cpu: 0.6,
-  tp_latency_s: 1.0e-5, cpu_bandwidth_gbs: 60.0, pcie_gbs: 25.0,
+  tp_latency_s: 1.0e-5, cpu_bandwidth_gbs: 60.0, pcie_gbs: 25.0, moe_prefill: 1.0,
 };
 export const DEFAULT_RELATIVE = { a: 0.5, b: 0.5, c: 0.0 };
 export const VLLM_UTILIZATION = 0.9;
@@ -315,6 +315,9 @@ export function prefillTerms(model, gpu, weights, context, batch, runtime, gpus 
   const p = w.params;
   let flops = 2 * Math.max(p.active - (model.tied_embeddings ? 0 : p.embed), 0) * tokens;
   flops += batch * attentionFlops(model, context);
+  // the routed experts' share: slower than the dense matrix products by the fitted moe_prefill
+  const nExp = model.experts || 0, perToken = model.experts_per_token || 0;
+  const expertFlops = nExp && p.experts ? 2 * p.experts * perToken / nExp * tokens : 0;
   const ubatch = Math.min(UBATCH[runtime] ?? tokens, tokens);
   const chunks = Math.ceil(tokens / ubatch);
   const perChunk = w.other + w.experts * expertFraction(model, ubatch) + w.head;
@@ -323,7 +326,8 @@ export function prefillTerms(model, gpu, weights, context, batch, runtime, gpus 
   const tp = n > 1 && !LAYER_SPLIT_RUNTIMES.includes(runtime);
   const tflops = matrixTflops(gpu, weights, runtime) * 1e12;
   return {
-    compute_s: tflops > 0 ? flops / tflops / (tp ? n : 1) : null,
+    compute_s: tflops > 0 ? (flops - expertFlops) / tflops / (tp ? n : 1) : null,
+    expert_s: tflops > 0 ? expertFlops / tflops / (tp ? n : 1) : 0,
     mem_s: chunks * perChunk / (gpu.memory_bandwidth_gbs * 1e9) / (tp ? n : 1),
     pcie_s: chunks * cpuBytes / (k.pcie_gbs * 1e9),
     comm_s: tp ? chunks * 2 * model.layers * k.tp_latency_s : 0,
@@ -333,7 +337,8 @@ export function prefillTerms(model, gpu, weights, context, batch, runtime, gpus 
 
 export function prefillFromTerms(t, k) {
   if (t.compute_s === null) return null;
-  const time = Math.max(t.compute_s / k.eff_compute, t.mem_s / k.eff_bw) + t.pcie_s + t.comm_s;
+  const compute = (t.compute_s + t.expert_s * k.moe_prefill) / k.eff_compute;
+  const time = Math.max(compute, t.mem_s / k.eff_bw) + t.pcie_s + t.comm_s;
   return time > 0 ? t.tokens / time : 0;
 }
 
