@@ -119,6 +119,8 @@ GPU = Record({
     "memory_gb": F(Number(maximum=4096)),
     "memory_type": F(Str(max_len=20)),
     "memory_bandwidth_gbs": F(Number(maximum=50000), doc="GB/s"),
+    "l2_cache_mb": F(Number(maximum=1024), required=False,
+                     doc="the chip's L2 cache in MB (AMD's Infinity Cache and Apple's system cache not counted)"),
     "fp32_tflops": F(Number(maximum=2000), nullable=True, doc="non-tensor FP32 peak"),
     "fp16_tensor_tflops": F(Number(maximum=20000), nullable=True,
                             doc="DENSE FP16 on tensor/matrix units, FP32 accumulate; null without such units"),

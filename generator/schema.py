@@ -23,7 +23,7 @@ GPU_NUMBER_FIELDS = (
     "memory_gb", "memory_bandwidth_gbs", "fp32_tflops", "fp16_tensor_tflops",
     "fp16_tensor_tflops_sparse", "tdp_w", "launch_price_usd",
     "fp8_tensor_tflops", "fp8_tensor_tflops_sparse", "fp4_tensor_tflops", "fp4_tensor_tflops_sparse",
-    "gpu_memory_share",
+    "gpu_memory_share", "l2_cache_mb",
 )
 SOURCED_FIELDS = GPU_NUMBER_FIELDS + ("release_date", "compute_capability", "memory_type", "architecture", "interconnect")
 AVOID_CLASSES = ("tesla", "quadro", "founders-edition")
