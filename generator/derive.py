@@ -208,7 +208,7 @@ class Derived:
         of today's cards at dated prices, which for throughput is the card the estimation model
         ranks first for training per dollar. Each point: date, gpu, usd, source, value, today."""
         from .api import gpus_result
-        from .calc import feature_value, view_price
+        from .picker import feature_value, view_price
 
         gpus = {g["id"]: g for g in gpus_result(self.ds)}
         out: dict[str, list[dict]] = {"throughput": [], "memory": []}

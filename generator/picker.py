@@ -2,8 +2,9 @@
 
 Two modes. "What revision X advised" reads a *view* of the advice in force on that date; "today"
 reads today's cards (:mod:`generator.today`). Both are plain data, shipped in the client data file
-as ``picker`` and ``today``; ``generator/calc.py`` and ``docs/assets/js/calc/formulas.mjs`` rank
-from them.
+as ``picker`` and ``today``; ``docs/assets/js/calc/formulas.mjs`` ranks from them. The
+figure and price rules the ranking shares with the build (:func:`feature_value`,
+:func:`view_price`) are here.
 
 A view holds, for one revision date:
 
@@ -24,10 +25,41 @@ from __future__ import annotations
 
 import datetime as _dt
 
-from .calc import _iso
 from .model import tree_leaves
 
 WORKLOADS = ("cnn", "rnn", "transformer", "llm-inference")
+
+
+def _iso(x) -> str:
+    return x[:10] if isinstance(x, str) else (x.isoformat()[:10] if hasattr(x, "isoformat") else "")
+
+
+def _pos(x):
+    return x if isinstance(x, (int, float)) and not isinstance(x, bool) and x > 0 else None
+
+
+def feature_value(gpu: dict, feature: str):
+    """A card's figure for a feature of the advice (formulas.mjs ``featureValue``): 16-bit matrix
+    TFLOPS, else FP32 on cards without tensor units; FP32; bandwidth; memory."""
+    if feature in ("tensor-cores", "fp16-capability"):
+        v = _pos(gpu.get("fp16_tensor_tflops"))
+        return v if v is not None else _pos(gpu.get("fp32_tflops"))
+    return {"flops": lambda: _pos(gpu.get("fp32_tflops")),
+            "memory-bandwidth": lambda: _pos(gpu.get("memory_bandwidth_gbs")),
+            "memory-size": lambda: _pos(gpu.get("memory_gb"))}.get(feature, lambda: None)()
+
+
+def view_price(gpu: dict, view: dict, basis: str):
+    """The price a view gives a card (formulas.mjs ``viewPrice``): its quote for the basis ("used"
+    falls back to "new"), else the card's launch price."""
+    q = ((view or {}).get("quotes") or {}).get(gpu.get("id")) or {}
+    chosen = (q.get("used") if basis == "used" else None) or q.get("new")
+    if chosen:
+        return {"usd": chosen[0], "source": chosen[1], "date": chosen[2]}
+    launch = _pos(gpu.get("launch_price_usd"))
+    return {"usd": launch, "source": "catalogue", "date": None} if launch is not None else None
+
+
 IN_FORCE = ("relative_performance", "priorities", "avoid", "vendors", "prices", "decision_tree", "recommendations")
 
 

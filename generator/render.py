@@ -17,6 +17,7 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
+from .calc import worked_examples
 from .locales import DEFAULT_LANG, LOCALES
 from .model import Dataset, Localizer, Record
 from .render_estimates import EstimatesText
@@ -137,6 +138,7 @@ def make_env(templates_dir: Path, cache_dir: Path | None = None) -> jinja2.Envir
         extensions=["jinja2.ext.do"],
     )
     env.filters["id"] = safe_id
+    env.globals["examples"] = worked_examples()
     return env
 
 

@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -19,6 +21,35 @@ EPOCH = "1767225600"  # 2026-01-01T00:00:00Z
 
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+
+_RUN_JS = """
+import { run } from %s;
+let raw = "";
+process.stdin.on("data", (d) => { raw += d; }).on("end", () => {
+  const a = JSON.parse(raw);
+  const out = a.cases.map((c) => run(c.name, c.raw, { data: a.data, lang: c.lang }));
+  process.stdout.write(JSON.stringify(out));
+});
+"""
+
+
+def run_calcs_js(cases: list[dict], data: dict | None = None) -> list[dict]:
+    """Run calculators of docs/assets/js/calc/formulas.mjs in node, as the browser does: each case
+    is {name, raw[, lang]}; returns each ``run``'s {errors, result}."""
+    node = shutil.which("node")
+    assert node, "node is needed to run the calculators' JavaScript"
+    module = (ROOT / "docs" / "assets" / "js" / "calc" / "formulas.mjs").as_uri()
+    payload = {"cases": [{"lang": "en", **c} for c in cases], "data": data}
+    done = subprocess.run([node, "--input-type=module", "-e", _RUN_JS % json.dumps(module)],
+                          input=json.dumps(payload, default=str), capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout)
+
+
+def run_calc_js(name: str, raw: dict, data: dict | None = None, lang: str = "en") -> dict:
+    return run_calcs_js([{"name": name, "raw": raw, "lang": lang}], data)[0]
 
 
 class DataTree:

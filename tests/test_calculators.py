@@ -1,9 +1,9 @@
 """The calculators' formulas, tested twice against one fixture.
 
 ``tests/fixtures/calculators.json`` holds the golden cases. ``node --test tests/js/`` checks the
-JavaScript module the browser runs (docs/assets/js/calc/formulas.mjs); the tests below run it and
-check the Python twin (generator/calc.py) against the same cases, then check the figures the
-calculator pages print at build time and the translations of the calculators' texts.
+JavaScript module the browser runs (docs/assets/js/calc/formulas.mjs) against all of them; the
+tests below run it, check the worked examples of generator/calc.py (the figures the pages print)
+against the cases both implement, and check the pages and the translations of their texts.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import shutil
 import subprocess
 
 import pytest
-from conftest import ROOT, DataTree
+from conftest import ROOT, DataTree, run_calc_js, run_calcs_js
 
 from generator import calc
 from generator.locales import LANGS
@@ -62,10 +62,37 @@ def finite_everywhere(value, where="result") -> None:
             finite_everywhere(v, f"{where}.{k}")
 
 
-def tree_case(data: dict, path: str) -> dict:
-    rev = calc.latest_tree(data)
-    node = calc.tree_at(rev["decision_tree"], path)
-    return {"revision": rev["date"], "leaf": calc.is_leaf(node), "node": node}
+def plain(value, key: str = ""):
+    """A case's raw input as numbers when every figure is written plainly ("128", "0.90", a list of
+    layers "784 x 1000 x 10"); None when one uses a locale's grouping or decimal comma, which only
+    the browser's parser reads."""
+    if isinstance(value, list):
+        items = [plain(v) for v in value]
+        return None if any(v is None for v in items) else items
+    if isinstance(value, dict):
+        items = {k: plain(v, k) for k, v in value.items()}
+        return None if any(v is None for v in items.values()) else items
+    if re.fullmatch(r"[a-z]+", value):
+        return value
+    if key == "layers" and re.fullmatch(r"\d+(\s*[x ,]\s*\d+)*", value) and not re.search(r",\d{3}(?!\d)", value):
+        return [int(x) for x in re.split(r"\s*[x ,]\s*", value)]
+    return float(value) if re.fullmatch(r"\d+\.\d+", value) else int(value) if value.isdigit() else None
+
+
+def python_result(case: dict):
+    """The Python twin on a case, or None when the case is the browser's alone (parsing, errors,
+    ranking, the decision tree)."""
+    values = plain(case["input"]) if "expect" in case and case["calc"] in ("dense", "cnn", "cloud") else None
+    if values is None:
+        return None
+    if case["calc"] == "dense":
+        return calc.dense_memory(values["layers"], values["batch"])
+    if case["calc"] == "cnn":
+        return calc.cnn_memory({k: v for k, v in values.items() if k != "layers"}, values["layers"])
+    return calc.cloud_break_even(values)
+
+
+PY_CASES = [c for c in CASES if python_result(c) is not None]
 
 
 # ------------------------------------------------------------------ the JavaScript side
@@ -81,23 +108,18 @@ def test_node_unit_tests_pass():
 
 # ------------------------------------------------------------------ the Python twin
 
-@pytest.mark.parametrize("case", CASES, ids=[f"{c['calc']}-{c['id']}" for c in CASES])
+@pytest.mark.parametrize("case", PY_CASES, ids=[f"{c['calc']}-{c['id']}" for c in PY_CASES])
 def test_python_twin_golden_case(case):
     tol = case.get("tol", FIXTURE["tolerance"])
-    if case["calc"] == "tree":
-        got = tree_case(FIXTURE["data"], case["input"]["path"])
-        for path, expected in case["expect"].items():
-            close(at(got, path), expected, tol, path)
-        return
-    out = calc.run(case["calc"], case["input"], lang=case.get("lang", "en"), data=FIXTURE["data"])
-    if "errors" in case:
-        assert out["result"] is None
-        assert out["errors"] == case["errors"]
-        return
-    assert out["errors"] == {}
-    finite_everywhere(out["result"])
+    got = python_result(case)
+    finite_everywhere(got)
     for path, expected in case["expect"].items():
-        close(at(out["result"], path), expected, tol, path)
+        close(at(got, path), expected, tol, path)
+
+
+def test_the_python_twin_covers_each_formula_it_implements():
+    counts = {name: sum(c["calc"] == name for c in PY_CASES) for name in ("dense", "cnn", "cloud")}
+    assert counts["dense"] >= 2 and counts["cnn"] >= 3 and counts["cloud"] >= 2, counts
 
 
 def test_every_calculator_has_good_and_bad_cases():
@@ -110,28 +132,37 @@ def test_every_calculator_has_good_and_bad_cases():
 
 
 def test_the_worked_examples():
-    dense = calc.run("dense", {"layers": "9000,4000,4000,32", "batch": "128"})["result"]
+    x = calc.worked_examples()
+    dense = x["dense"]
     assert dense["bytes"] == 12 * (9000 * 4000 + 4000 * 4000 + 4000 * 32 + 128 * (9000 + 4000 + 4000 + 32))
     assert round(dense["gib"], 4) == 0.6069
-    cnn = calc.cnn_memory({"batch": 128, "height": 250, "width": 250, "channels": 3, "bits": 32}, [])
+    cnn = x["cnn_input"]
     assert cnn["inputBytes"] == 128 * 250 * 250 * 3 * 4
     assert round(cnn["inputBytes"] / calc.MIB) == 92  # the article's "92 MB" are MiB
-    cloud = calc.run("cloud", {"desktop": "2200", "gpu_w": "350", "system_w": "100", "kwh": "0.12",
-                               "util": "15", "cloud": "2.14", "spot": "0.9"})["result"]
+    cloud = x["cloud"]
     assert 290 < cloud["days"] < 300  # "about 300 days"
     assert round(cloud["days"], 2) == 292.96
     assert 20 < cloud["spotMonths"] < 24  # "about 20 months"; the article's own inputs give 23.7
 
 
-def test_python_and_javascript_declare_the_same_fields():
-    """Field names, limits and choices are part of the contract of the twin modules."""
-    source = (ROOT / "docs" / "assets" / "js" / "calc" / "formulas.mjs").read_text(encoding="utf-8")
-    for name, specs in (("DENSE_FIELDS", calc.DENSE_FIELDS), ("CNN_FIELDS", calc.CNN_FIELDS),
-                        ("PICKER_FIELDS", calc.PICKER_FIELDS),
-                        ("CLOUD_FIELDS", calc.CLOUD_FIELDS)):
-        block = re.search(rf"export const {name} = \{{(.*?)\n\}};", source, re.S).group(1)
-        names = re.findall(r"^\s+([a-z_]+): \{", block, re.M)
-        assert names == list(specs), name
+def test_the_worked_examples_equal_the_browser_on_the_same_inputs():
+    """Each example's inputs, typed into the browser's calculator, give the printed figures."""
+    inputs = calc.EXAMPLE_INPUTS
+
+    def raw(d):
+        return {k: str(v) for k, v in d.items()}
+
+    layers = [raw(layer) for layer in inputs["cnn_layers"]]
+    js = run_calcs_js([
+        {"name": "dense", "raw": {"layers": ",".join(map(str, inputs["dense"]["layers"])),
+                                  "batch": str(inputs["dense"]["batch"])}},
+        {"name": "cnn", "raw": {**raw(inputs["cnn_input"]), "layers": []}},
+        {"name": "cnn", "raw": {**raw(inputs["cnn_input"]), "layers": layers}},
+        {"name": "cloud", "raw": raw(inputs["cloud"])},
+    ])
+    for name, out in zip(("dense", "cnn_input", "cnn", "cloud"), js, strict=True):
+        assert out["errors"] == {}, (name, out["errors"])
+        close(calc.worked_examples()[name], out["result"], 1e-12, name)
 
 
 def test_ranking_the_client_data_of_the_fixture_site(tree):
@@ -141,7 +172,7 @@ def test_ranking_the_client_data_of_the_fixture_site(tree):
     ds, problems = load_dataset(tree.data, tree.root)
     assert ds is not None, problems
     data = client_data(ds)
-    out = calc.run("picker", {"workload": "cnn", "memory": "4", "budget": "2000", "prices": "new"}, data=data)
+    out = run_calc_js("picker", {"workload": "cnn", "memory": "4", "budget": "2000", "prices": "new"}, data=data)
     assert out["errors"] == {}
     assert {r["id"] for r in out["result"]["rows"]} == {"rtx-2070", "gtx-1060-6gb"}
     assert out["result"]["reference"] == "rtx-2070"  # the revision's best card overall
@@ -179,13 +210,13 @@ def test_every_language_has_every_calculator_page(pages):
 
 
 @pytest.mark.parametrize("lang", ["en", "ko", "zh", "fr"])
-def test_printed_examples_match_the_python_twin(pages, lang):
+def test_printed_examples_are_the_formulas_on_the_articles_inputs(pages, lang):
     from generator.text import escape_md, format_number
 
     def shown(value, digits=None) -> str:
         return str(escape_md(format_number(value, lang, digits)))
 
-    dense = calc.run("dense", {"layers": "9000,4000,4000,32", "batch": "128"})["result"]
+    dense = calc.dense_memory([9000, 4000, 4000, 32], 128)
     text = pages[lang]["calculators/memory-dense.md"]
     for value, digits in ((dense["weights"], None), (dense["activations"], None), (dense["bytes"], None),
                           (dense["gib"], 4), (dense["gb"], 4)):
@@ -204,8 +235,8 @@ def test_printed_examples_match_the_python_twin(pages, lang):
     # the widget's defaults are the same network
     assert 'data-wg-layer="reduce"' in text
 
-    cloud = calc.run("cloud", {"desktop": "2200", "gpu_w": "350", "system_w": "100", "kwh": "0.12",
-                               "util": "15", "cloud": "2.14", "spot": "0.9"})["result"]
+    cloud = calc.cloud_break_even({"desktop": 2200, "gpu_w": 350, "system_w": 100, "kwh": 0.12,
+                                   "util": 15, "cloud": 2.14, "spot": 0.9})
     text = pages[lang]["calculators/cloud.md"]
     for value, digits in ((cloud["kwhYear"], 1), (cloud["powerYear"], 2), (cloud["cloudYear"], 2), (cloud["days"], 1),
                           (cloud["spotDays"], 0), (cloud["spotMonths"], 1)):

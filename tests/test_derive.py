@@ -4,7 +4,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, run_calc_js
 
 from generator.derive import Price, age, build_date, current_price, derive, revision_price
 from generator.diff import advice_states
@@ -144,11 +144,10 @@ def test_published_error_figures_are_what_the_model_gives(shipped):
 
 
 def _pick(ds, **raw):
-    from generator import calc
     from generator.api import client_data
 
     data = client_data(ds)
-    out = calc.run("picker", {"memory": "8", "prices": "new", **raw}, data=data)
+    out = run_calc_js("picker", {"memory": "8", "prices": "new", **raw}, data=data)
     assert out["errors"] == {}, out["errors"]
     return out["result"]
 

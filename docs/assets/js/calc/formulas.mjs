@@ -1,7 +1,7 @@
 // whichgpu calculators: every formula, as pure functions (no DOM, no text).
 //
-// The same formulas exist in Python (generator/calc.py); both are checked against the golden
-// cases of tests/fixtures/calculators.json. Inputs arrive as the strings a reader typed, so
+// Checked against the golden cases of tests/fixtures/calculators.json. Python keeps only the
+// memory and cloud formulas, for the worked examples the pages print (generator/calc.py). Inputs arrive as the strings a reader typed, so
 // parsing and validation are part of the contract: an invalid field yields a message key
 // (calc.err.*) and parameters, never a NaN or an Infinity.
 
