@@ -126,6 +126,12 @@ class Derived:
         """revision date -> persona -> the advice in force (source or derived from the update log)."""
         return advice_states(self.ds)
 
+    def diff(self, a: str, b: str):
+        """What changed from revision ``a`` to revision ``b`` (:func:`generator.diff.diff_revisions`)."""
+        from .diff import diff_revisions
+
+        return diff_revisions(self.ds, a, b, self.states)
+
     @functools.cached_property
     def trees(self) -> dict[str, Record | None]:
         """revision date -> the revision whose decision tree is in force then (its own, or that of

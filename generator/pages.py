@@ -56,7 +56,7 @@ def _latest(ds, ctx):
 
 def _diffs(ds, ctx):
     for prev, rev in zip(ds.revisions, ds.revisions[1:], strict=False):
-        yield (f"diffs/{prev.id}_{rev.id}.md", {"a": prev.id, "b": rev.id, "d": ctx.diff(prev.id, rev.id)})
+        yield (f"diffs/{prev.id}_{rev.id}.md", {"a": prev.id, "b": rev.id, "d": ctx.facts.diff(prev.id, rev.id)})
 
 
 def _topics(ds, ctx):

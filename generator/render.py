@@ -18,6 +18,7 @@ import jinja2
 from markupsafe import Markup
 
 from .calc import worked_examples
+from .history import sources_for
 from .locales import DEFAULT_LANG, LOCALES
 from .model import Dataset, Localizer, Record
 from .render_estimates import EstimatesText
@@ -139,7 +140,15 @@ def make_env(templates_dir: Path, cache_dir: Path | None = None) -> jinja2.Envir
     )
     env.filters["id"] = safe_id
     env.globals["examples"] = worked_examples()
+    env.globals["sources_for"] = sources_for
+    env.globals["charts_for"] = _charts_for
     return env
+
+
+def _charts_for(ds: Dataset, ctx):
+    from .charts import charts_for
+
+    return charts_for(ds, ctx)
 
 
 class Context(EstimatesText):
@@ -217,27 +226,13 @@ class Context(EstimatesText):
         sep = self.ui("punct.list_sep")
         return Markup(sep.join(self.gpu_link(g, base) for g in ids))
 
-    # -- computed facts: read from the derive stage (once per dataset, for every language)
+    # -- computed facts live in the derive stage (once per dataset, for every language); templates
+    # read them as ``facts``, and the text helpers below through this property
     @property
     def facts(self):
         from .derive import derive
 
         return derive(self.ds)
-
-    @property
-    def states(self):
-        return self.facts.states
-
-    def gpu_history(self, gid: str):
-        return self.facts.history.get(gid, [])
-
-    def derived(self, gpu):
-        return self.facts.figures[gpu.id]
-
-    def charts(self):
-        from .charts import charts_for
-
-        return charts_for(self.ds, self)
 
     def advice_age(self, up: str) -> Markup:
         """How old the newest advice is at build time, with links to it and to today's cards;
@@ -251,24 +246,6 @@ class Context(EstimatesText):
             return self.fill("age.body_no_today", date=newest, age=span, built=self.date(a.built))
         return self.fill("age.body", date=newest, age=span, built=self.date(a.built),
                          today=self.link(self.ui_plain("age.today_link"), f"{up}today/index.md"))
-
-    def tree_revision(self):
-        """The newest revision that gives its advice as a decision tree, or None."""
-        return self.facts.tree_revision
-
-    def tree_in_force(self, rev):
-        """The decision tree in force on ``rev`` (see :attr:`generator.derive.Derived.trees`)."""
-        return self.facts.trees[rev.id]
-
-    def diff(self, a: str, b: str):
-        from .diff import diff_revisions
-
-        return diff_revisions(self.ds, a, b, self.states)
-
-    def sources_for(self, gpu, field_name: str):
-        from .history import sources_for
-
-        return sources_for(gpu, field_name)
 
     def _need(self, key: str) -> None:
         if key not in self.ds.ui.texts:
@@ -309,7 +286,7 @@ def render_language(ds: Dataset, lang: str, templates_dir: Path, only: Collectio
         tpl = env.get_template(kind.template)
         for path, variables in kind.pages(ds, ctx):
             if only is None or path in only:
-                pages += split_rest(Page(path, tpl.render(c=ctx, ds=ds, **variables)))
+                pages += split_rest(Page(path, tpl.render(c=ctx, ds=ds, facts=ctx.facts, **variables)))
     pages += _site_pages(env, ctx, ds, templates_dir, only)
     return pages
 
@@ -321,7 +298,7 @@ def _site_pages(env, ctx: Context, ds: Dataset, templates_dir: Path, only: Colle
     for tpl in sorted(base.rglob("*.md.j2")) if base.is_dir() else []:
         rel = tpl.relative_to(base).as_posix()
         if only is None or rel[: -len(".j2")] in only:
-            out += split_rest(Page(rel[: -len(".j2")], env.get_template(f"site/{rel}").render(c=ctx, ds=ds)))
+            out += split_rest(Page(rel[: -len(".j2")], env.get_template(f"site/{rel}").render(c=ctx, ds=ds, facts=ctx.facts)))
     return out
 
 
