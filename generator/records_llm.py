@@ -151,6 +151,8 @@ def rule_result_subject(result, ctx, kp):
             ctx.err(kp, f"a result names its {name} (or, for a training benchmark, a workload)")
     if result.get("metric") == "training_throughput":
         ctx.err(kp + ("metric",), "training_throughput is for workload results; a model result gives training_tokens_per_s")
+    if result.get("generated_tokens") is not None and result.get("metric") != "decode_tokens_per_s":
+        ctx.err(kp + ("generated_tokens",), "generated_tokens describes how a decode_tokens_per_s result was timed")
     if result.get("mode") == "inference" and result.get("metric") == "training_tokens_per_s":
         ctx.err(kp + ("mode",), "training_tokens_per_s is measured in a training mode (full, lora or qlora)")
 
@@ -168,6 +170,8 @@ RESULT = Record({
     "context": F(Number(integer=True, minimum=0, exclusive_min=False, maximum=100000000), required=False,
                  doc="model results; prefill: prompt tokens; decode: tokens already in context"),
     "batch": F(Number(integer=True, maximum=1000000), doc="sequences at once"),
+    "generated_tokens": F(Number(integer=True, maximum=10000000), required=False,
+                          doc="decode timed over the whole call: the prompt's processing plus this many tokens"),
     "flash_attention": F(Bool(), required=False),
     "metric": F(Enum(METRICS)),
     "value": F(Number(maximum=1e9)),

@@ -151,6 +151,42 @@ def test_moe_prefill_charges_the_routed_experts_by_the_fitted_factor():
     assert dense["expert_s"] == 0 and dense["compute_s"] == pytest.approx(dense["flops"] / tflops)
 
 
+def test_kv_factor_charges_the_cache_bytes_a_runtime_moves():
+    """Decode reads the weights once per step and the cache kv_factor times (1 by default): at a
+    long context the factor slows the step by (factor - 1) x the cache's share, and at an empty
+    context it changes nothing."""
+    m, gpu = M["llama-3-1-8b"], FIXTURE["gpus"]["a100-sxm4-80gb"]
+    t = speed.decode_terms(m, gpu, "bf16", "f16", 32768, 1, "transformers")
+    assert t["kv_s"] == pytest.approx(memory.kv_cache_bytes(m, 32768) / (gpu["memory_bandwidth_gbs"] * 1e9))
+    k = {**speed.DEFAULT_SPEED, "eff_bw": 0.5, "overhead_s": 0.0}
+    once, five = speed.decode_from_terms(t, k), speed.decode_from_terms(t, {**k, "kv_factor": 5.0})
+    assert 1 / five - 1 / once == pytest.approx(4 * t["kv_s"] / 0.5)
+    empty = speed.decode_terms(m, gpu, "bf16", "f16", 0, 1, "transformers")
+    assert speed.decode_from_terms(empty, k) == speed.decode_from_terms(empty, {**k, "kv_factor": 5.0})
+
+
+def test_a_decode_rate_timed_over_the_whole_call_counts_the_prompt():
+    """A result with generated_tokens was timed from the prompt to the last token: the engine's
+    figure for it is the generated tokens over the prompt's time plus the generation's, with the
+    cache at its mean length; a one-token prompt leaves nearly the plain rate."""
+    from generator.estimate import fitting
+
+    models, gpus = {"llama-3-1-8b": M["llama-3-1-8b"]}, {"a100-sxm4-80gb": FIXTURE["gpus"]["a100-sxm4-80gb"]}
+    base = {"model": "llama-3-1-8b", "gpu": "a100-sxm4-80gb", "weights": "bf16", "batch": 1, "gpus": 1,
+            "runtime": "vllm", "metric": "decode_tokens_per_s", "value": 50.0}
+    constants = {"speed": {"*": {"eff_bw": 0.6, "eff_compute": 0.4}}}
+    k = fitting.resolve(constants["speed"], ("*", "vllm", "vllm/cuda"))
+    m, g = M["llama-3-1-8b"], FIXTURE["gpus"]["a100-sxm4-80gb"]
+    rate = speed.decode_from_terms(speed.decode_terms(m, g, "bf16", "f16", 32768 + 1024, 1, "vllm"), k)
+    prompt = speed.prefill_from_terms(speed.prefill_terms(m, g, "bf16", 32768, 1, "vllm"), k)
+    whole = fitting.predict({**base, "context": 32768, "generated_tokens": 2048}, models, gpus, constants)
+    assert whole == pytest.approx(2048 / (32768 / prompt + 2048 / rate))
+    plain = fitting.predict({**base, "context": 32768}, models, gpus, constants)
+    assert whole < plain
+    short = fitting.predict({**base, "context": 1, "generated_tokens": 2048}, models, gpus, constants)
+    assert short == pytest.approx(fitting.predict({**base, "context": 1024}, models, gpus, constants), rel=0.01)
+
+
 def test_tensor_parallel_splits_kv_by_heads():
     m = M["llama-3-1-70b"]  # 8 kv heads
     one = memory.inference_memory(m, "bf16", "f16", 4096, 1, "vllm", 1)

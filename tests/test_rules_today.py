@@ -213,6 +213,12 @@ CASES = {
         lambda t: _with_measurement(t, MEAS_TEXT.replace(PREFILL, "metric: training_tokens_per_s\n    mode: inference")),
         "data/measurements/bench.yaml:15: results[0].mode: training_tokens_per_s is measured in a training mode",
     ),
+    "measurement_generated_tokens_times_decode": (
+        lambda t: _with_measurement(t, MEAS_TEXT.replace(PREFILL, "metric: decode_tokens_per_s\n    generated_tokens: 2048")),
+        lambda t: _with_measurement(t, MEAS_TEXT.replace(PREFILL, PREFILL + "\n    generated_tokens: 2048")),
+        "data/measurements/bench.yaml:15: results[0].generated_tokens: generated_tokens describes how a "
+        "decode_tokens_per_s result was timed",
+    ),
     "price_cloud_names_its_instance": (
         lambda t: t.write(PRICE, PRICE_TEXT),
         lambda t: t.write(PRICE, PRICE_TEXT.replace("    instance: x8\n", "")),

@@ -81,17 +81,39 @@ def _terms(m: dict, models: dict, gpus: dict):
     x = _inputs(m, models, gpus)
     if x is None or m.get("metric") not in ("decode_tokens_per_s", "prefill_tokens_per_s"):
         return None
+    whole = {}
     if m["metric"] == "decode_tokens_per_s":
-        t = decode_terms(x["model"], x["gpu"], x["weights"], x["kv"], x["context"], x["batch"], x["runtime"], x["gpus"])
+        generated = m.get("generated_tokens") or 0
+        # timed over the whole call: the cache grows from the prompt to prompt + generated tokens,
+        # and the prompt's processing is part of the time
+        context = x["context"] + generated // 2
+        t = decode_terms(x["model"], x["gpu"], x["weights"], x["kv"], context, x["batch"], x["runtime"], x["gpus"])
+        if generated and x["context"] >= 1:
+            prompt = prefill_terms(x["model"], x["gpu"], x["weights"], x["context"], x["batch"], x["runtime"], x["gpus"])
+            if prompt["compute_s"] is None:
+                return None
+            whole = {"generated": generated, "prompt": prompt}
     else:
         if x["context"] < 1:
             return None
         t = prefill_terms(x["model"], x["gpu"], x["weights"], x["context"], x["batch"], x["runtime"], x["gpus"])
         if t["compute_s"] is None:
             return None
-    return {"metric": m["metric"], "terms": t, "value": x["value"], "log_value": math.log(x["value"]),
+    return {"metric": m["metric"], "terms": t, **whole, "value": x["value"], "log_value": math.log(x["value"]),
             "keys": speed_keys(x["runtime"], x["gpu"]),
             "publisher": m.get("publisher") or m.get("source")}
+
+
+def whole_call(rate: float, p: dict, k: dict) -> float:
+    """A decode rate as a point timed over the whole call gives it: the generated tokens over the
+    prompt's processing time plus the generation's (the rate itself for other points)."""
+    if not p.get("generated") or not rate or rate <= 0:
+        return rate
+    prompt_rate = prefill_from_terms(p["prompt"], k)
+    if not prompt_rate:
+        return rate
+    tokens = p["terms"]["batch"] * p["generated"]
+    return tokens / (p["prompt"]["tokens"] / prompt_rate + tokens / rate)
 
 
 def resolve(speed: dict, keys) -> dict:
@@ -106,11 +128,14 @@ def _loss(points, k: dict, power: int = 2) -> float:
     inlined for speed)."""
     s = 0.0
     bw, cpu, comp, fixed, per_layer = k["eff_bw"], k["eff_cpu"], k["eff_compute"], k["overhead_s"], k["overhead_s_per_layer"]
+    kv_extra = k["kv_factor"] - 1
     for p in points:
         t = p["terms"]
         if p["metric"] == "decode_tokens_per_s":
-            step = max(t["mem_s"] / bw + t["cpu_s"] / cpu, t["compute_s"] / comp)
+            step = max((t["mem_s"] + kv_extra * t["kv_s"]) / bw + t["cpu_s"] / cpu, t["compute_s"] / comp)
             pred = t["batch"] / (step + fixed + per_layer * t["layers"] + t["comm_s"])
+            if "generated" in p:
+                pred = whole_call(pred, p, k)
         else:
             pred = prefill_from_terms(t, k)
         s += abs(math.log(pred) - p["log_value"]) ** power if pred and pred > 0 else 1e6
@@ -139,7 +164,7 @@ def _search(objective, start: list[float], steps: list[float], lo: list[float], 
     return x
 
 
-def _fit_key(points, base: dict) -> dict:
+def _fit_key(points, base: dict, kv_traffic: bool = True) -> dict:
     """eff_compute on prefill, then eff_bw and overhead_s on decode, then eff_compute again."""
     pre = [p for p in points if p["metric"] == "prefill_tokens_per_s"]
     dec = [p for p in points if p["metric"] == "decode_tokens_per_s"]
@@ -167,6 +192,10 @@ def _fit_key(points, base: dict) -> dict:
         k["eff_bw"] = out["eff_bw"] = round(math.exp(x[0]), 4)
         k["overhead_s"] = out["overhead_s"] = round(x[1] / 1000, 7)
         k["overhead_s_per_layer"] = out["overhead_s_per_layer"] = round(x[2] / 1e6, 9)
+        long = [p for p in dec if p["terms"]["kv_s"] > 0.1 * p["terms"]["mem_s"]]
+        if len(long) >= MIN_GROUP and kv_traffic:
+            x = _search(lambda v: _loss(dec, {**k, "kv_factor": v[0]}), [k["kv_factor"]], [2.0], [1.0], [40.0])
+            k["kv_factor"] = out["kv_factor"] = round(x[0], 3)
         fit_pre()
     return out
 
@@ -178,7 +207,7 @@ def fit_speed(points) -> dict:
         level = 0 if key == "*" else (2 if "/" in key else 1)
         mine = [p for p in points if p["keys"][level] == key]
         chain = mine[0]["keys"][:level] if mine else ()
-        fitted = _fit_key(mine, resolve(speed, chain))
+        fitted = _fit_key(mine, resolve(speed, chain), kv_traffic=level > 0)
         if fitted:
             speed[key] = fitted
     return speed
@@ -348,7 +377,9 @@ def predict(m: dict, models: dict, gpus: dict, constants: dict):
         if p is None:
             return None
         k = resolve(constants.get("speed") or {}, p["keys"])
-        return (decode_from_terms if metric == "decode_tokens_per_s" else prefill_from_terms)(p["terms"], k)
+        if metric == "decode_tokens_per_s":
+            return whole_call(decode_from_terms(p["terms"], k), p, k)
+        return prefill_from_terms(p["terms"], k)
     if metric == "weights_gib":
         x = _inputs(m, models, gpus)
         return None if x is None else weights_parts(x["model"], x["weights"], x["runtime"])["total"] / GIB

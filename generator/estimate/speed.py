@@ -48,7 +48,8 @@ from .formats import LAYER_SPLIT_RUNTIMES, backend
 from .memory import SERVING_RUNTIMES, expert_fraction, kv_cache_bytes, weights_parts
 
 DEFAULT_SPEED = {"eff_bw": 0.75, "overhead_s": 0.0005, "overhead_s_per_layer": 0.0, "eff_compute": 0.5, "eff_cpu": 0.6,
-                 "tp_latency_s": 1.0e-5, "cpu_bandwidth_gbs": 60.0, "pcie_gbs": 25.0, "moe_prefill": 1.0}
+                 "tp_latency_s": 1.0e-5, "cpu_bandwidth_gbs": 60.0, "pcie_gbs": 25.0, "moe_prefill": 1.0,
+                 "kv_factor": 1.0}
 DEFAULT_RELATIVE = {"a": 0.5, "b": 0.5, "c": 0.0}
 UBATCH = {"llama.cpp": 512, "vllm": 8192, "sglang": 8192, "tensorrt-llm": 8192}
 
@@ -102,6 +103,7 @@ def decode_terms(model: dict, gpu: dict, weights: str, kv_cache: str, context: i
     flops = 2 * max(p["active"] - (0 if model.get("tied_embeddings") else p["embed"]), 0) * batch
     tflops = matrix_tflops(gpu, weights, runtime) * 1e12
     return {"mem_s": gpu_bytes / bw / (n if tensor_parallel else 1),
+            "kv_s": kv * frac / bw / (n if tensor_parallel else 1),
             "cpu_s": cpu_bytes / (k["cpu_bandwidth_gbs"] * 1e9),
             "compute_s": flops / tflops / (n if tensor_parallel else 1) if tflops > 0 else 0.0,
             "comm_s": 2 * model["layers"] * k["tp_latency_s"] if tensor_parallel else 0.0,
@@ -109,7 +111,8 @@ def decode_terms(model: dict, gpu: dict, weights: str, kv_cache: str, context: i
 
 
 def decode_from_terms(t: dict, k: dict) -> float:
-    step = max(t["mem_s"] / k["eff_bw"] + t["cpu_s"] / k["eff_cpu"], t["compute_s"] / k["eff_compute"])
+    mem = t["mem_s"] + (k["kv_factor"] - 1) * t["kv_s"]
+    step = max(mem / k["eff_bw"] + t["cpu_s"] / k["eff_cpu"], t["compute_s"] / k["eff_compute"])
     return t["batch"] / (step + k["overhead_s"] + k["overhead_s_per_layer"] * t["layers"] + t["comm_s"])
 
 

@@ -47,7 +47,7 @@ export const DEFAULT_MEMORY = {
 };
 export const DEFAULT_SPEED = {
   eff_bw: 0.75, overhead_s: 0.0005, overhead_s_per_layer: 0.0, eff_compute: 0.5, eff_cpu: 0.6,
-  tp_latency_s: 1.0e-5, cpu_bandwidth_gbs: 60.0, pcie_gbs: 25.0, moe_prefill: 1.0,
+  tp_latency_s: 1.0e-5, cpu_bandwidth_gbs: 60.0, pcie_gbs: 25.0, moe_prefill: 1.0, kv_factor: 1.0,
 };
 export const DEFAULT_RELATIVE = { a: 0.5, b: 0.5, c: 0.0 };
 export const VLLM_UTILIZATION = 0.9;
@@ -285,6 +285,7 @@ export function decodeTerms(model, gpu, weights, kvCache, context, batch, runtim
   const tflops = matrixTflops(gpu, weights, runtime) * 1e12;
   return {
     mem_s: gpuBytes / bw / (tp ? n : 1),
+    kv_s: kv * frac / bw / (tp ? n : 1),
     cpu_s: cpuBytes / (k.cpu_bandwidth_gbs * 1e9),
     compute_s: tflops > 0 ? flops / tflops / (tp ? n : 1) : 0,
     comm_s: tp ? 2 * model.layers * k.tp_latency_s : 0,
@@ -293,7 +294,9 @@ export function decodeTerms(model, gpu, weights, kvCache, context, batch, runtim
 }
 
 export function decodeFromTerms(t, k) {
-  const step = Math.max(t.mem_s / k.eff_bw + t.cpu_s / k.eff_cpu, t.compute_s / k.eff_compute);
+  // kv_factor: the bytes a runtime moves per byte of cache in a step (1: read once)
+  const mem = t.mem_s + (k.kv_factor - 1) * t.kv_s;
+  const step = Math.max(mem / k.eff_bw + t.cpu_s / k.eff_cpu, t.compute_s / k.eff_compute);
   return t.batch / (step + k.overhead_s + k.overhead_s_per_layer * t.layers + t.comm_s);
 }
 
