@@ -151,6 +151,18 @@ def test_moe_prefill_charges_the_routed_experts_by_the_fitted_factor():
     assert dense["expert_s"] == 0 and dense["compute_s"] == pytest.approx(dense["flops"] / tflops)
 
 
+def test_relative_training_counts_memory_by_its_exponent():
+    """Training throughput relative to a reference: (T ratio)^a x (B ratio)^b x (M ratio)^d; without
+    a fitted d, or a memory figure on either card, the memory term drops out."""
+    fast = {"fp16_tensor_tflops": 200, "memory_bandwidth_gbs": 2000, "memory_gb": 48}
+    ref = {"fp16_tensor_tflops": 100, "memory_bandwidth_gbs": 1000, "memory_gb": 12}
+    got = speed.relative_training(fast, ref, {"a": 0.3, "b": 0.4, "d": 0.2})
+    assert got == pytest.approx(2 ** 0.3 * 2 ** 0.4 * 4 ** 0.2)
+    assert speed.relative_training(fast, ref, {"a": 0.3, "b": 0.4}) == pytest.approx(2 ** 0.7)
+    no_memory = {k: v for k, v in fast.items() if k != "memory_gb"}
+    assert speed.relative_training(no_memory, ref, {"a": 0.3, "b": 0.4, "d": 0.2}) == pytest.approx(2 ** 0.7)
+
+
 def test_kv_factor_charges_the_cache_bytes_a_runtime_moves():
     """Decode reads the weights once per step and the cache kv_factor times (1 by default): at a
     long context the factor slows the step by (factor - 1) x the cache's share, and at an empty

@@ -22,8 +22,9 @@ Constants (``fit_constants``), all deterministic, no randomness, no external sol
 - memory, per runtime with at least 3 inference peak-memory results: ``overhead_bytes`` and
   ``act_scale`` by linear least squares of (measured - weights - KV cache) on the activation
   formula of ``memory.activation_basis``, both clamped at 0.
-- training relative throughput: exponents a (dense matrix TFLOPS), b (bandwidth) and, when
-  every GPU gives ``l2_cache_mb``, c (cache) of log(throughput) = group + a log T + b log B (+ c log C),
+- training relative throughput: exponents a (dense matrix TFLOPS), b (bandwidth), d (memory size)
+  and, when every GPU gives ``l2_cache_mb``, c (cache) of
+  log(throughput) = group + a log T + b log B + d log M (+ c log C),
   by least squares after removing each group's mean (a group is one relative-performance table of
   a revision, or one set of training results of one source that differ only by GPU: the same
   model, format, mode, context and batch for training_tokens_per_s, the same workload for
@@ -42,6 +43,7 @@ import math
 from .formats import GIB, KV_BYTES, WEIGHT_FORMATS, backend
 from .memory import activation_basis, inference_memory, training_memory, weights_parts
 from .speed import (
+    DEFAULT_RELATIVE,
     DEFAULT_SPEED,
     decode_from_terms,
     decode_terms,
@@ -326,27 +328,30 @@ def _solve(matrix, rhs):
 
 def fit_relative(groups, gpus: dict) -> dict:
     rows = []
-    use_cache = True
+    use_cache = use_memory = True
     for g in groups:
         feats = {gid: training_features(gpus[gid]) for gid in g["values"]}
-        feats = {gid: f for gid, f in feats.items() if f[0] is not None and f[1] is not None}
+        feats = {gid: f for gid, f in feats.items() if None not in (f[0], f[1])}
         if len(feats) < 2:
             continue
         use_cache = use_cache and all(f[2] is not None for f in feats.values())
+        use_memory = use_memory and all(f[3] is not None for f in feats.values())
         rows.append([(math.log(g["values"][gid]), f) for gid, f in sorted(feats.items())])
     if not rows:
-        return {"a": 0.5, "b": 0.5, "c": 0.0}
-    names = ["a", "b", "c"] if use_cache else ["a", "b"]
+        return dict(DEFAULT_RELATIVE)
+    names = ["a", "b"] + (["c"] if use_cache else []) + (["d"] if use_memory else [])
+    col = [{"a": 0, "b": 1, "c": 2, "d": 3}[nm] for nm in names]  # each name's feature
     fixed: dict[str, float] = {}
-    for _ in range(3):
+    for _ in range(len(names)):
         free = [i for i, nm in enumerate(names) if nm not in fixed]
         xs, ys = [], []
         for grp in rows:
             my = sum(y for y, _ in grp) / len(grp)
-            mf = [sum(f[i] for _, f in grp) / len(grp) for i in range(len(names))]
+            mf = [sum(f[c] for _, f in grp) / len(grp) for c in col]
             for y, f in grp:
-                xs.append([f[i] - mf[i] for i in free])
-                ys.append(y - my - sum(fixed[names[i]] * (f[i] - mf[i]) for i in range(len(names)) if names[i] in fixed))
+                d = [f[c] - m for c, m in zip(col, mf, strict=True)]
+                xs.append([d[i] for i in free])
+                ys.append(y - my - sum(fixed[names[i]] * d[i] for i in range(len(names)) if names[i] in fixed))
         mat = [[sum(x[i] * x[j] for x in xs) for j in range(len(free))] for i in range(len(free))]
         vec = [sum(x[i] * y for x, y in zip(xs, ys, strict=False)) for i in range(len(free))]
         sol = _solve(mat, vec) if free else []
@@ -358,7 +363,7 @@ def fit_relative(groups, gpus: dict) -> dict:
         if not negative:
             break
         fixed[min(negative, key=lambda nm: coef[nm])] = 0.0
-    return {"a": round(coef.get("a", 0.0), 4), "b": round(coef.get("b", 0.0), 4), "c": round(coef.get("c", 0.0), 4)}
+    return {k: round(coef.get(k, 0.0), 4) for k in DEFAULT_RELATIVE}
 
 
 def fit_constants(models: dict, gpus: dict, measurements, revisions=()) -> dict:

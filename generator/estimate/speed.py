@@ -33,9 +33,10 @@ the rest. With CPU offload llama.cpp copies the host layers over PCIe (``pcie_gb
 per micro-batch.
 
 Training throughput of a GPU relative to a reference GPU (Dettmers 2020/2023: tensor throughput,
-memory bandwidth and cache decide): (T / T_ref)^a x (B / B_ref)^b x (C / C_ref)^c with T the dense
-matrix TFLOPS, B the bandwidth and C the L2 cache (``l2_cache_mb``, used only when both GPUs give
-it and a fitted c exists). a, b, c are fitted in ``fitting.py``.
+memory bandwidth and cache decide): (T / T_ref)^a x (B / B_ref)^b x (C / C_ref)^c x (M / M_ref)^d
+with T the dense matrix TFLOPS, B the bandwidth, C the L2 cache (``l2_cache_mb``) and M the memory
+(benchmarks size each card's batch by it). A term is used only when both GPUs give the figure and
+its exponent is fitted; a, b, c, d are fitted in ``fitting.py``.
 
 The constants (eff_bw, overhead_s, eff_compute per runtime and vendor backend) come from
 ``fitting.py``; ``DEFAULT_SPEED`` holds the values used when no measurement covers a runtime.
@@ -50,7 +51,7 @@ from .memory import SERVING_RUNTIMES, expert_fraction, kv_cache_bytes, weights_p
 DEFAULT_SPEED = {"eff_bw": 0.75, "overhead_s": 0.0005, "overhead_s_per_layer": 0.0, "eff_compute": 0.5, "eff_cpu": 0.6,
                  "tp_latency_s": 1.0e-5, "cpu_bandwidth_gbs": 60.0, "pcie_gbs": 25.0, "moe_prefill": 1.0,
                  "kv_factor": 1.0}
-DEFAULT_RELATIVE = {"a": 0.5, "b": 0.5, "c": 0.0}
+DEFAULT_RELATIVE = {"a": 0.5, "b": 0.5, "c": 0.0, "d": 0.0}
 UBATCH = {"llama.cpp": 512, "vllm": 8192, "sglang": 8192, "tensorrt-llm": 8192}
 
 
@@ -178,22 +179,23 @@ def prefill_tokens_per_s(model: dict, gpu: dict, weights: str, context: int, bat
     return prefill_from_terms(t, speed_constants(constants, runtime, gpu))
 
 
-def training_features(gpu: dict) -> tuple[float, float, float]:
-    """log of (dense matrix TFLOPS, bandwidth GB/s, L2 cache MB); None where the GPU gives no figure."""
-    t = gpu.get("fp16_tensor_tflops") or gpu.get("fp32_tflops") or 0
-    bw = gpu.get("memory_bandwidth_gbs") or 0
-    cache = gpu.get("l2_cache_mb") or 0
-    return (math.log(t) if t > 0 else None, math.log(bw) if bw > 0 else None, math.log(cache) if cache > 0 else None)
+def training_features(gpu: dict) -> tuple:
+    """log of (dense matrix TFLOPS, bandwidth GB/s, L2 cache MB, memory GB); None where the GPU
+    gives no figure."""
+    figures = (gpu.get("fp16_tensor_tflops") or gpu.get("fp32_tflops"), gpu.get("memory_bandwidth_gbs"),
+               gpu.get("l2_cache_mb"), gpu.get("memory_gb"))
+    return tuple(math.log(v) if v and v > 0 else None for v in figures)
 
 
 def relative_training(gpu: dict, reference: dict, coeffs: dict | None = None):
     """Training throughput of ``gpu`` over ``reference``; None when a figure is missing."""
     c = dict(DEFAULT_RELATIVE)
-    c.update({k: v for k, v in (coeffs or {}).items() if k in ("a", "b", "c")})
+    c.update({k: v for k, v in (coeffs or {}).items() if k in DEFAULT_RELATIVE})
     g, r = training_features(gpu), training_features(reference)
     if None in (g[0], g[1], r[0], r[1]):
         return None
     log = c["a"] * (g[0] - r[0]) + c["b"] * (g[1] - r[1])
-    if c["c"] and g[2] is not None and r[2] is not None:
-        log += c["c"] * (g[2] - r[2])
+    for name, i in (("c", 2), ("d", 3)):
+        if c[name] and g[i] is not None and r[i] is not None:
+            log += c[name] * (g[i] - r[i])
     return math.exp(log)

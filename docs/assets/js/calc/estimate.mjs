@@ -49,7 +49,7 @@ export const DEFAULT_SPEED = {
   eff_bw: 0.75, overhead_s: 0.0005, overhead_s_per_layer: 0.0, eff_compute: 0.5, eff_cpu: 0.6,
   tp_latency_s: 1.0e-5, cpu_bandwidth_gbs: 60.0, pcie_gbs: 25.0, moe_prefill: 1.0, kv_factor: 1.0,
 };
-export const DEFAULT_RELATIVE = { a: 0.5, b: 0.5, c: 0.0 };
+export const DEFAULT_RELATIVE = { a: 0.5, b: 0.5, c: 0.0, d: 0.0 };
 export const VLLM_UTILIZATION = 0.9;
 export const MAX_BATCHED_TOKENS = 8192;
 export const LLAMA_CPP_UBATCH = 512;
@@ -356,19 +356,17 @@ export function prefillTokensPerS(model, gpu, weights, context, batch, runtime, 
 }
 
 export function trainingFeatures(gpu) {
-  const t = gpu.fp16_tensor_tflops || gpu.fp32_tflops || 0;
-  const bw = gpu.memory_bandwidth_gbs || 0;
-  const cache = gpu.l2_cache_mb || 0;
-  return [t > 0 ? Math.log(t) : null, bw > 0 ? Math.log(bw) : null, cache > 0 ? Math.log(cache) : null];
+  const figures = [gpu.fp16_tensor_tflops || gpu.fp32_tflops, gpu.memory_bandwidth_gbs, gpu.l2_cache_mb, gpu.memory_gb];
+  return figures.map((v) => (v && v > 0 ? Math.log(v) : null));
 }
 
 export function relativeTraining(gpu, reference, coeffs = null) {
   const c = { ...DEFAULT_RELATIVE };
-  for (const key of ["a", "b", "c"]) if (coeffs && coeffs[key] !== undefined) c[key] = coeffs[key];
+  for (const key of Object.keys(DEFAULT_RELATIVE)) if (coeffs && coeffs[key] !== undefined) c[key] = coeffs[key];
   const g = trainingFeatures(gpu), r = trainingFeatures(reference);
   if ([g[0], g[1], r[0], r[1]].includes(null)) return null;
   let log = c.a * (g[0] - r[0]) + c.b * (g[1] - r[1]);
-  if (c.c && g[2] !== null && r[2] !== null) log += c.c * (g[2] - r[2]);
+  for (const [name, i] of [["c", 2], ["d", 3]]) if (c[name] && g[i] !== null && r[i] !== null) log += c[name] * (g[i] - r[i]);
   return Math.exp(log);
 }
 
