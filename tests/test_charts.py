@@ -379,12 +379,6 @@ def with_charts():
     """Kept for the tests' signatures: render.Context provides the charts."""
 
 
-def test_render_context_exposes_the_charts():
-    from generator.render import Context
-
-    assert callable(Context.charts)
-
-
 @pytest.mark.parametrize("lang", LANGS)
 def test_charts_page_has_every_chart_in_its_own_section(shipped, with_charts, lang):
     from generator.charts import charts_for
