@@ -306,7 +306,8 @@ class Derived:
     @functools.cached_property
     def measured(self) -> list[dict]:
         """Every measurement (flattened) with the engine's figure for its conditions and the error."""
-        from .estimate.fitting import predict, relative_groups, training_estimates, training_group
+        from .estimate.fitting import predict
+        from .estimate.relative_fit import relative_groups, training_estimates, training_group
 
         b, constants = self.bundle, self.estimates.get("constants") or {}
         training = training_estimates(relative_groups(b.measurements, (), b.gpus), b.gpus, constants)

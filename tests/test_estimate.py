@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.estimate import engine, fitting, formats, memory, published, read_bundle, speed
+from generator.estimate import engine, fitting, formats, memory, published, read_bundle, relative_fit, speed
 from generator.estimate.engine import EstimateError, estimate, training_relative_only
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -331,19 +331,19 @@ def test_training_results_group_by_workload_and_get_their_reference_times_the_re
             row("slow", 7, source="lab-b"),
             {"source": "lab-a", "gpu": "mid", "gpus": 1, "model": "m", "weights": "q4_0", "context": 0, "batch": 1,
              "metric": "decode_tokens_per_s", "value": 50}]
-    groups = fitting.relative_groups(rows, (), gpus)
+    groups = relative_fit.relative_groups(rows, (), gpus)
     assert sorted((g["id"], g["reference"], sorted(g["values"])) for g in groups) == [
         ("lab-a/bert-large-squad/full/1", "fast", ["fast", "slow"]),
         ("lab-a/resnet50/full/1", "fast", ["fast", "mid", "slow"]),
     ]
     assert {g["source"] for g in groups} == {"LAB-A"}
     constants = {"relative": {"a": 0.5, "b": 0.5, "c": 0.0}}
-    est = fitting.training_estimates(groups, gpus, constants)
+    est = relative_fit.training_estimates(groups, gpus, constants)
     assert set(est) == {("lab-a/resnet50/full/1", "mid"), ("lab-a/resnet50/full/1", "slow"),
                         ("lab-a/bert-large-squad/full/1", "slow")}
     assert est["lab-a/resnet50/full/1", "mid"] == pytest.approx(1000 * math.sqrt(150 / 300) * math.sqrt(1000 / 2000))
     assert est["lab-a/bert-large-squad/full/1", "slow"] == pytest.approx(90 * 0.25)
-    assert fitting.training_group(rows[0]) == "lab-a/resnet50/full/1" and fitting.training_group(rows[-1]) is None
+    assert relative_fit.training_group(rows[0]) == "lab-a/resnet50/full/1" and relative_fit.training_group(rows[-1]) is None
 
 
 def test_shipped_training_results_carry_estimates_and_errors(shipped):
@@ -358,14 +358,14 @@ def test_shipped_training_results_carry_estimates_and_errors(shipped):
     assert ds is not None, problems
     training = [m for m in Derived(ds).measured if m["metric"] in ("training_throughput", "training_tokens_per_s")]
     assert len([m for m in training if m.get("workload")]) >= 150
-    groups = fitting.relative_groups(bundle.measurements, (), bundle.gpus)
+    groups = relative_fit.relative_groups(bundle.measurements, (), bundle.gpus)
     estimated = {(g["id"], gid) for g in groups for gid in g["values"] if gid != g["reference"]}
     assert len(estimated) >= 150
     for m in training:
-        member = (fitting.training_group(m), m["gpu"]) in estimated
+        member = (relative_fit.training_group(m), m["gpu"]) in estimated
         assert (m["estimate"] is not None) == member, m
         if member:
             assert m["error_pct"] == round((m["estimate"] - m["value"]) / m["value"] * 100, 1)
-    rev_pairs = sum(len(g["values"]) - 1 for g in fitting.relative_groups((), bundle.revisions, bundle.gpus))
+    rev_pairs = sum(len(g["values"]) - 1 for g in relative_fit.relative_groups((), bundle.revisions, bundle.gpus))
     count = table["errors"]["training_relative"]["all"]["count"]
     assert count == len([m for m in training if m["estimate"] is not None]) + rev_pairs
