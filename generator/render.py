@@ -6,7 +6,6 @@ string from ``data/`` can become HTML, Markdown or script.
 """
 from __future__ import annotations
 
-import datetime as _dt
 import functools
 import json
 import re
@@ -344,5 +343,3 @@ def alternates(lang: str) -> list[dict]:
     return out
 
 
-def today_iso() -> str:
-    return _dt.date.today().isoformat()
