@@ -125,6 +125,11 @@ CASES = {
         lambda t: _gpu_extra(t, "fp4_tensor_tflops_sparse: 400\n", "fp4_tensor_tflops_sparse"),
         f"{GPU_SHOWN}:21: fp4_tensor_tflops_sparse: a sparse figure needs the dense figure beside it",
     ),
+    "l2_cache_is_sourced": (
+        lambda t: _gpu_extra(t, "l2_cache_mb: 4\n", "l2_cache_mb"),
+        lambda t: _gpu_extra(t, "l2_cache_mb: 4\n", "tdp_w"),
+        f"{GPU_SHOWN}:21: l2_cache_mb: no source covers l2_cache_mb; add it to the fields of a source in sources",
+    ),
     "unified_memory_needs_share": (
         lambda t: _gpu_extra(t, "unified_memory: true\ngpu_memory_share: 0.75\n", "gpu_memory_share"),
         lambda t: _gpu_extra(t, "unified_memory: true\n", "tdp_w"),
