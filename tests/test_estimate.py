@@ -161,6 +161,8 @@ def test_relative_training_counts_memory_by_its_exponent():
     assert speed.relative_training(fast, ref, {"a": 0.3, "b": 0.4}) == pytest.approx(2 ** 0.7)
     no_memory = {k: v for k, v in fast.items() if k != "memory_gb"}
     assert speed.relative_training(no_memory, ref, {"a": 0.3, "b": 0.4, "d": 0.2}) == pytest.approx(2 ** 0.7)
+    unified = {**fast, "memory_gb": 64, "unified_memory": True, "gpu_memory_share": 0.75}  # the GPU may use 48 GB
+    assert speed.relative_training(unified, ref, {"a": 0.3, "b": 0.4, "d": 0.2}) == pytest.approx(got)
 
 
 def test_kv_factor_charges_the_cache_bytes_a_runtime_moves():

@@ -180,10 +180,13 @@ def prefill_tokens_per_s(model: dict, gpu: dict, weights: str, context: int, bat
 
 
 def training_features(gpu: dict) -> tuple:
-    """log of (dense matrix TFLOPS, bandwidth GB/s, L2 cache MB, memory GB); None where the GPU
-    gives no figure."""
+    """log of (dense matrix TFLOPS, bandwidth GB/s, L2 cache MB, memory GB the GPU may use: with
+    unified memory its share); None where the GPU gives no figure."""
+    memory = gpu.get("memory_gb")
+    if memory and gpu.get("unified_memory"):
+        memory *= gpu.get("gpu_memory_share") or 1
     figures = (gpu.get("fp16_tensor_tflops") or gpu.get("fp32_tflops"), gpu.get("memory_bandwidth_gbs"),
-               gpu.get("l2_cache_mb"), gpu.get("memory_gb"))
+               gpu.get("l2_cache_mb"), memory)
     return tuple(math.log(v) if v and v > 0 else None for v in figures)
 
 

@@ -356,7 +356,9 @@ export function prefillTokensPerS(model, gpu, weights, context, batch, runtime, 
 }
 
 export function trainingFeatures(gpu) {
-  const figures = [gpu.fp16_tensor_tflops || gpu.fp32_tflops, gpu.memory_bandwidth_gbs, gpu.l2_cache_mb, gpu.memory_gb];
+  // memory the GPU may use: with unified memory, its share
+  const memory = gpu.memory_gb && gpu.unified_memory ? gpu.memory_gb * (gpu.gpu_memory_share || 1) : gpu.memory_gb;
+  const figures = [gpu.fp16_tensor_tflops || gpu.fp32_tflops, gpu.memory_bandwidth_gbs, gpu.l2_cache_mb, memory];
   return figures.map((v) => (v && v > 0 ? Math.log(v) : null));
 }
 
