@@ -131,7 +131,8 @@ def generate_language(ds: Dataset, paths: Paths, lang: str, only: set[str] | Non
         if _write_if_changed(target, page.text):
             changed.add(page.path)
         wanted.add(target)
-        written.append(page.text)
+        if only is not None:
+            written.append(page.text)
     written += _copy_static(paths, lang, only, changed, wanted)
     client_rel = "assets/data/whichgpu-data.js"
     # The preview's first step writes the shared data file (every card, every revision) only when
