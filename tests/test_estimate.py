@@ -179,6 +179,26 @@ def test_kv_factor_charges_the_cache_bytes_a_runtime_moves():
     assert speed.decode_from_terms(empty, k) == speed.decode_from_terms(empty, {**k, "kv_factor": 5.0})
 
 
+def test_transformers_moves_the_cache_again_for_each_extra_query_head():
+    """transformers copies the cache out to each query head (one write and one read per query head
+    beyond the first sharing a KV head): six extra heads for Qwen2.5 7B (28 query heads over 4 KV
+    heads), none for multi-head attention or MLA's latent, and none in llama.cpp or vLLM."""
+    gpu = FIXTURE["gpus"]["a100-sxm4-80gb"]
+    gqa = {"layers": 28, "attention_heads": 28, "kv_heads": 4, "head_dim": 128, "hidden_size": 3584,
+           "intermediate_size": 18944, "vocab_size": 152064, "parameters_b": 7.62, "active_parameters_b": 7.62}
+    mha = {**gqa, "kv_heads": 28}
+    assert speed.query_group(gqa) == 7 and speed.query_group(mha) == 1
+    assert speed.query_group({**gqa, "attention": "mla", "kv_lora_rank": 512}) == 1
+    k = {**speed.DEFAULT_SPEED, "eff_bw": 0.5, "overhead_s": 0.0}
+    t = speed.decode_terms(gqa, gpu, "bf16", "f16", 30000, 1, "transformers")
+    assert t["kv_copy_s"] == pytest.approx(2 * 6 * t["kv_s"])
+    no_copy = {**t, "kv_copy_s": 0.0}
+    assert 1 / speed.decode_from_terms(t, k) - 1 / speed.decode_from_terms(no_copy, k) == pytest.approx(12 * t["kv_s"] / 0.5)
+    assert speed.decode_terms(mha, gpu, "bf16", "f16", 30000, 1, "transformers")["kv_copy_s"] == 0
+    for runtime in ("llama.cpp", "vllm"):
+        assert speed.decode_terms(gqa, gpu, "bf16", "f16", 30000, 1, runtime)["kv_copy_s"] == 0
+
+
 def test_a_decode_rate_timed_over_the_whole_call_counts_the_prompt():
     """A result with generated_tokens was timed from the prompt to the last token: the engine's
     figure for it is the generated tokens over the prompt's time plus the generation's, with the

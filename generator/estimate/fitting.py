@@ -9,9 +9,14 @@ Constants (``fit_constants``), all deterministic, no randomness, no external sol
   * ``eff_compute`` (share of the dense matrix TFLOPS reached in prefill): minimises the sum of
     squared log ratios predicted / measured over prefill results, by a pattern search on log
     eff_compute (bounds 0.01-1.5).
-  * ``eff_bw`` and ``overhead_s`` (share of the memory bandwidth reached in decode, and a fixed
-    time per decode step): the same objective over decode results, pattern search on
-    (log eff_bw, overhead) within eff_bw 0.05-1.0 and overhead 0-50 ms.
+  * ``eff_bw``, ``overhead_s``, ``overhead_s_per_layer`` and, per runtime (never at ``*``) where
+    at least MIN_GROUP decode results spend over a tenth of their bytes on the cache, ``kv_factor``
+    (share of the memory bandwidth reached in decode, a fixed time per step and per layer, the
+    times a step moves the cache): one joint pattern search over decode results (eff_bw 0.05-1.0,
+    overhead 0-50 ms, 0-3 ms per layer, kv_factor 1-40) on a Huber loss of the log ratios
+    (squared up to ``HUBER``, linear beyond): a few results on code paths the engine does not model
+    (transformers' expert loop and fp8 kernels, 4-50x off) would otherwise decide the constants
+    every other result shares.
   Prefill is fitted first with the default eff_bw, then decode with that eff_compute, then
   prefill again with the fitted eff_bw.
   * ``moe_prefill`` (how much slower the routed experts' matrix products run in prefill than the
@@ -46,6 +51,7 @@ from .speed import (
 )
 
 MIN_GROUP = 8
+HUBER = 0.5
 METRICS = ("decode_tokens_per_s", "prefill_tokens_per_s", "weights_gib", "peak_memory_gib", "training_peak_memory_gib",
            "training_relative")
 
@@ -119,13 +125,17 @@ def _loss(points, k: dict, power: int = 2) -> float:
     for p in points:
         t = p["terms"]
         if p["metric"] == "decode_tokens_per_s":
-            step = max((t["mem_s"] + kv_extra * t["kv_s"]) / bw + t["cpu_s"] / cpu, t["compute_s"] / comp)
+            step = max((t["mem_s"] + kv_extra * t["kv_s"] + t["kv_copy_s"]) / bw + t["cpu_s"] / cpu, t["compute_s"] / comp)
             pred = t["batch"] / (step + fixed + per_layer * t["layers"] + t["comm_s"])
             if "generated" in p:
                 pred = whole_call(pred, p, k)
         else:
             pred = prefill_from_terms(t, k)
-        s += abs(math.log(pred) - p["log_value"]) ** power if pred and pred > 0 else 1e6
+        if not pred or pred <= 0:
+            s += 1e6
+            continue
+        e = abs(math.log(pred) - p["log_value"])
+        s += e ** power if power else (e * e if e < HUBER else HUBER * (2 * e - HUBER))
     return s
 
 
@@ -172,17 +182,25 @@ def _fit_key(points, base: dict, kv_traffic: bool = True) -> dict:
         k["moe_prefill"] = out["moe_prefill"] = round(math.exp(x[0]), 4)
         fit_pre()
     if len(dec) >= MIN_GROUP:
-        x = _search(lambda v: _loss(dec, {**k, "eff_bw": math.exp(v[0]), "overhead_s": v[1] / 1000,
-                                          "overhead_s_per_layer": v[2] / 1e6}),
-                    [math.log(k["eff_bw"]), k["overhead_s"] * 1000, k["overhead_s_per_layer"] * 1e6], [0.3, 2.0, 50.0],
-                    [math.log(0.05), 0.0, 0.0], [0.0, 50.0, 1000.0])
-        k["eff_bw"] = out["eff_bw"] = round(math.exp(x[0]), 4)
-        k["overhead_s"] = out["overhead_s"] = round(x[1] / 1000, 7)
-        k["overhead_s_per_layer"] = out["overhead_s_per_layer"] = round(x[2] / 1e6, 9)
         long = [p for p in dec if p["terms"]["kv_s"] > 0.1 * p["terms"]["mem_s"]]
+        names = ["eff_bw", "overhead_s", "overhead_s_per_layer"]
         if len(long) >= MIN_GROUP and kv_traffic:
-            x = _search(lambda v: _loss(dec, {**k, "kv_factor": v[0]}), [k["kv_factor"]], [2.0], [1.0], [40.0])
-            k["kv_factor"] = out["kv_factor"] = round(x[0], 3)
+            names.append("kv_factor")
+        # searched in log eff_bw, milliseconds and microseconds, jointly with the cache's traffic
+        scale = {"overhead_s": 1000, "overhead_s_per_layer": 1e6, "kv_factor": 1}
+        lo = {"eff_bw": math.log(0.05), "overhead_s": 0.0, "overhead_s_per_layer": 0.0, "kv_factor": 1.0}
+        hi = {"eff_bw": 0.0, "overhead_s": 50.0, "overhead_s_per_layer": 3000.0, "kv_factor": 40.0}
+        step = {"eff_bw": 0.3, "overhead_s": 2.0, "overhead_s_per_layer": 50.0, "kv_factor": 2.0}
+
+        def unpack(v):
+            return {n: math.exp(x) if n == "eff_bw" else x / scale[n] for n, x in zip(names, v, strict=True)}
+
+        x = _search(lambda v: _loss(dec, {**k, **unpack(v)}, 0),
+                    [math.log(k[n]) if n == "eff_bw" else k[n] * scale[n] for n in names], [step[n] for n in names],
+                    [lo[n] for n in names], [hi[n] for n in names])
+        digits = {"eff_bw": 4, "overhead_s": 7, "overhead_s_per_layer": 9, "kv_factor": 3}
+        for n, v in unpack(x).items():
+            k[n] = out[n] = round(v, digits[n])
         fit_pre()
     return out
 

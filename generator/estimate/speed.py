@@ -3,10 +3,17 @@
 Decode is memory-bound. One step of ``batch`` sequences at ``context`` tokens reads the weights
 once and the KV cache of every sequence:
 
-    bytes = head + attention/dense weights + routed experts x (1 - (1 - k/E)^batch) + batch x KV(context)
+    bytes = head + attention/dense weights + routed experts x (1 - (1 - k/E)^batch)
+            + batch x KV(context) x (kv_factor + copies x (query heads / KV heads - 1))
     step  = max(bytes_gpu / (bandwidth x eff_bw) + bytes_cpu / (cpu_bandwidth x eff_cpu),
-                2 x active_params x batch / (matrix_tflops x eff_compute)) + overhead_s + comm
+                2 x active_params x batch / (matrix_tflops x eff_compute))
+            + overhead_s + overhead_s_per_layer x layers + comm
     decode tokens/s = batch / step
+
+kv_factor (fitted per runtime) is how many times a step moves each byte of the cache (1: read once).
+``KV_COPIES`` is fixed by how a runtime runs attention: transformers copies the cache out to every
+query head that shares a KV head (repeat_kv) and reads the copy, 2 more bytes per byte of cache for
+each such head beyond the first; llama.cpp and the serving runtimes read the shared head in place (0).
 
 Untied token embeddings are not read (one row per token). MoE: the active parameters decide the
 bytes per token (k of E experts per token; with a batch, the expected number of distinct experts).
@@ -52,6 +59,9 @@ DEFAULT_SPEED = {"eff_bw": 0.75, "overhead_s": 0.0005, "overhead_s_per_layer": 0
                  "tp_latency_s": 1.0e-5, "cpu_bandwidth_gbs": 60.0, "pcie_gbs": 25.0, "moe_prefill": 1.0,
                  "kv_factor": 1.0}
 DEFAULT_RELATIVE = {"a": 0.5, "b": 0.5, "c": 0.0, "d": 0.0}
+# transformers copies the cache out to every query head before attention (repeat_kv): each query
+# head beyond the first that shares a KV head costs one write and one read of the cache
+KV_COPIES = {"transformers": 2.0}
 UBATCH = {"llama.cpp": 512, "vllm": 8192, "sglang": 8192, "tensorrt-llm": 8192}
 
 
@@ -105,14 +115,22 @@ def decode_terms(model: dict, gpu: dict, weights: str, kv_cache: str, context: i
     tflops = matrix_tflops(gpu, weights, runtime) * 1e12
     return {"mem_s": gpu_bytes / bw / (n if tensor_parallel else 1),
             "kv_s": kv * frac / bw / (n if tensor_parallel else 1),
+            "kv_copy_s": kv * frac / bw / (n if tensor_parallel else 1) * KV_COPIES.get(runtime, 0.0) * (query_group(model) - 1),
             "cpu_s": cpu_bytes / (k["cpu_bandwidth_gbs"] * 1e9),
             "compute_s": flops / tflops / (n if tensor_parallel else 1) if tflops > 0 else 0.0,
             "comm_s": 2 * model["layers"] * k["tp_latency_s"] if tensor_parallel else 0.0,
             "batch": batch, "layers": model["layers"], "bytes_per_step": gpu_bytes + cpu_bytes}
 
 
+def query_group(model: dict) -> float:
+    """Query heads per KV head (1 for multi-head attention and for MLA's shared latent)."""
+    if model.get("attention") == "mla" and model.get("kv_lora_rank"):
+        return 1.0
+    return model["attention_heads"] / model["kv_heads"] if model.get("kv_heads") else 1.0
+
+
 def decode_from_terms(t: dict, k: dict) -> float:
-    mem = t["mem_s"] + (k["kv_factor"] - 1) * t["kv_s"]
+    mem = t["mem_s"] + (k["kv_factor"] - 1) * t["kv_s"] + t["kv_copy_s"]
     step = max(mem / k["eff_bw"] + t["cpu_s"] / k["eff_cpu"], t["compute_s"] / k["eff_compute"])
     return t["batch"] / (step + k["overhead_s"] + k["overhead_s_per_layer"] * t["layers"] + t["comm_s"])
 

@@ -49,6 +49,9 @@ export const DEFAULT_SPEED = {
   eff_bw: 0.75, overhead_s: 0.0005, overhead_s_per_layer: 0.0, eff_compute: 0.5, eff_cpu: 0.6,
   tp_latency_s: 1.0e-5, cpu_bandwidth_gbs: 60.0, pcie_gbs: 25.0, moe_prefill: 1.0, kv_factor: 1.0,
 };
+// transformers copies the cache out to every query head before attention (repeat_kv): each query
+// head beyond the first that shares a KV head costs one more write and read of the cache
+export const KV_COPIES = { transformers: 2.0 };
 export const DEFAULT_RELATIVE = { a: 0.5, b: 0.5, c: 0.0, d: 0.0 };
 export const VLLM_UTILIZATION = 0.9;
 export const MAX_BATCHED_TOKENS = 8192;
@@ -286,6 +289,7 @@ export function decodeTerms(model, gpu, weights, kvCache, context, batch, runtim
   return {
     mem_s: gpuBytes / bw / (tp ? n : 1),
     kv_s: kv * frac / bw / (tp ? n : 1),
+    kv_copy_s: kv * frac / bw / (tp ? n : 1) * (KV_COPIES[runtime] || 0) * (queryGroup(model) - 1),
     cpu_s: cpuBytes / (k.cpu_bandwidth_gbs * 1e9),
     compute_s: tflops > 0 ? flops / tflops / (tp ? n : 1) : 0,
     comm_s: tp ? 2 * model.layers * k.tp_latency_s : 0,
@@ -293,9 +297,16 @@ export function decodeTerms(model, gpu, weights, kvCache, context, batch, runtim
   };
 }
 
+export function queryGroup(model) {
+  // query heads per KV head (1 for multi-head attention and for MLA's shared latent)
+  if (model.attention === "mla" && model.kv_lora_rank) return 1;
+  return model.kv_heads ? model.attention_heads / model.kv_heads : 1;
+}
+
 export function decodeFromTerms(t, k) {
-  // kv_factor: the bytes a runtime moves per byte of cache in a step (1: read once)
-  const mem = t.mem_s + (k.kv_factor - 1) * t.kv_s;
+  // kv_factor: the bytes a runtime moves per byte of cache in a step (1: read once); kv_copy_s:
+  // the copies made per query head (KV_COPIES)
+  const mem = t.mem_s + (k.kv_factor - 1) * t.kv_s + t.kv_copy_s;
   const step = Math.max(mem / k.eff_bw + t.cpu_s / k.eff_cpu, t.compute_s / k.eff_compute);
   return t.batch / (step + k.overhead_s + k.overhead_s_per_layer * t.layers + t.comm_s);
 }
