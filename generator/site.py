@@ -86,12 +86,12 @@ def generate(ds: Dataset, paths: Paths, langs=LANGS, timings: Timings | None = N
 
     t0 = time.perf_counter()
     langs = list(langs)
-    workers = min(len(langs), os.cpu_count() or 1)
-    if workers > 1 and threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
+    if _can_fork(len(langs)):
         derive(ds).warm()
         global _FORKED
         _FORKED = (ds, paths)
         try:
+            workers = min(len(langs), os.cpu_count() or 1)
             with concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
                 out = dict(zip(langs, pool.map(_generate_forked, langs), strict=False))
         finally:
@@ -263,14 +263,20 @@ def build_site(paths: Paths, langs=LANGS, timings: Timings | None = None) -> Dat
     ds = load_or_fail(paths)
     if timings:
         timings.add("validate", time.perf_counter() - t0)
-    generate(ds, paths, langs, timings)
+    parallel = _can_fork(len(langs))
+    if not parallel:
+        generate(ds, paths, langs, timings)
     tmp = paths.site.with_name(f"{paths.site.name}.tmp-{os.getpid()}")
     parts = {lang: paths.site.with_name(f"{paths.site.name}.tmp-{os.getpid()}-{lang}") for lang in langs}
     for folder in (tmp, *parts.values()):
         if folder.exists():
             shutil.rmtree(folder)
     try:
-        _build_parallel(ds, paths, parts, timings)
+        if parallel:
+            _build_pipelined(ds, paths, parts, timings)
+        else:
+            for lang in langs:
+                build_languages(ds, paths, parts[lang], [lang], timings, nested=False)
         if "en" in parts:
             parts["en"].rename(tmp)
         else:
@@ -286,32 +292,50 @@ def build_site(paths: Paths, langs=LANGS, timings: Timings | None = None) -> Dat
     return ds
 
 
-def _build_parallel(ds: Dataset, paths: Paths, parts: dict[str, Path], timings: Timings | None) -> None:
-    langs = list(parts)
-    workers = min(len(langs), os.cpu_count() or 1)
-    if workers > 1 and threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
-        global _FORKED_BUILD
-        _FORKED_BUILD = (ds, paths, parts)
-        try:
-            with concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-                for lang, seconds in zip(langs, pool.map(_build_forked, langs), strict=True):
-                    if timings:
-                        timings.add(f"mkdocs:{lang}", seconds)
-        finally:
-            _FORKED_BUILD = None
-    else:
-        for lang in langs:
-            build_languages(ds, paths, parts[lang], [lang], timings, nested=False)
+# Longest first, so that the last language to start is a short one (English carries the JSON API;
+# Chinese pays for word segmentation of its search index).
+BUILD_ORDER = ("en", "zh", "ko", "fr")
+
+
+def _can_fork(jobs: int) -> bool:
+    """Parallel processes: more than one job and core, fork available, and no other thread running
+    (the live-reload server runs threads; it builds in its own process)."""
+    return (min(jobs, os.cpu_count() or 1) > 1 and threading.active_count() == 1
+            and "fork" in multiprocessing.get_all_start_methods())
+
+
+def _build_pipelined(ds: Dataset, paths: Paths, parts: dict[str, Path], timings: Timings | None) -> None:
+    """Each language generated then built by MkDocs in one forked process, as many at once as
+    there are cores: no language waits for the others' generation to finish before its MkDocs
+    build starts. Timings: ``generate`` is the sum of the languages' generation, each
+    ``mkdocs:<lang>`` its own build."""
+    from .derive import derive
+
+    langs = sorted(parts, key=lambda lang: BUILD_ORDER.index(lang) if lang in BUILD_ORDER else len(BUILD_ORDER))
+    derive(ds).warm()
+    global _FORKED_BUILD
+    _FORKED_BUILD = (ds, paths, parts)
+    try:
+        workers = min(len(langs), os.cpu_count() or 1)
+        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            for lang, (gen_s, build_s) in zip(langs, pool.map(_build_forked, langs), strict=True):
+                if timings:
+                    timings.add("generate", gen_s)
+                    timings.add(f"mkdocs:{lang}", build_s)
+    finally:
+        _FORKED_BUILD = None
 
 
 _FORKED_BUILD: tuple | None = None
 
 
-def _build_forked(lang: str) -> float:
+def _build_forked(lang: str) -> tuple[float, float]:
     ds, paths, parts = _FORKED_BUILD
     t0 = time.perf_counter()
+    generate_language(ds, paths, lang)
+    t1 = time.perf_counter()
     build_languages(ds, paths, parts[lang], [lang], None, nested=False)
-    return time.perf_counter() - t0
+    return t1 - t0, time.perf_counter() - t1
 
 
 def swap_in(new: Path, target: Path) -> None:
