@@ -69,12 +69,13 @@ def _models(ds, ctx):
 
 def _catalogue(ds, ctx):
     """The catalogue's rows: when there are too many for one page, the page carries the newest
-    cards (in the table's order, by id) and the rest load on first use."""
+    cards and the rest load on first use. Rows are in the table's default order (by name, as the
+    browser's sort compares them: trimmed, lower case), so the page needs no sort on load."""
     from .render import LIST_ROWS
 
     newest = {gid for gid, _ in sorted(ds.gpus.items(), key=lambda kv: (kv[1]["release_date"], kv[0]),
                                        reverse=True)[:LIST_ROWS]}
-    ordered = sorted(ds.gpus.items())
+    ordered = sorted(ds.gpus.items(), key=lambda kv: (str(kv[1]["name"]).strip().lower(), kv[0]))
     return {"rows": ctx.rows("gpu-table", [kv for kv in ordered if kv[0] in newest],
                              [kv for kv in ordered if kv[0] not in newest])}
 

@@ -35,6 +35,39 @@ def test_sorting_is_numeric(server, page, built_site):
     assert name.get_attribute("aria-sort") == "ascending"
 
 
+MOVES = """
+window.wgMoves = 0;
+document.addEventListener("DOMContentLoaded", () => {
+  const body = document.querySelector("#gpu-table tbody");
+  if (body) new MutationObserver((list) => { for (const m of list) window.wgMoves += m.addedNodes.length; })
+    .observe(body, { childList: true });
+});
+"""
+
+
+def test_the_catalogue_arrives_sorted_by_name_and_no_row_moves_on_load(server, browser, built_site):  # noqa: F811
+    """The build writes the rows in the table's default order, so the page does not sort (move
+    every row and lay the table out again) when it loads; the name column still says it is sorted
+    A to Z, and a click on it sorts Z to A."""
+    _, ds = built_site
+    page = browser.new_page()
+    page.add_init_script(MOVES)
+    page.goto(server + "/gpus/")
+    page.wait_for_function("document.querySelector('#gpu-table').dataset.wgSort")
+    page.wait_for_timeout(300)
+    assert page.evaluate("window.wgMoves") == 0
+    name = page.locator("#gpu-table thead th[data-key=name]")
+    assert name.get_attribute("aria-sort") == "ascending"
+    names = page.eval_on_selector_all("#gpu-table tbody tr > th", "cells => cells.map(c => c.dataset.sort)")
+    assert names == sorted(names, key=lambda n: n.strip().lower())
+    name.click()
+    every_row(page, "gpu-table", len(ds.gpus))
+    page.wait_for_function("document.querySelector('#gpu-table thead th[data-key=name]').getAttribute('aria-sort') === 'descending'")
+    after = page.eval_on_selector_all("#gpu-table tbody tr > th", "cells => cells.map(c => c.dataset.sort)")
+    assert after == sorted((g["name"] for g in ds.gpus.values()), key=lambda n: n.strip().lower(), reverse=True)
+    page.close()
+
+
 def test_column_chooser_shows_the_usual_four_and_keeps_a_choice(server, browser, built_site):  # noqa: F811
     """By default the catalogue shows the name, memory, bandwidth, FP16 tensor throughput and the
     price; a reader can show other columns (also without script), and the address keeps the choice."""

@@ -111,8 +111,26 @@
   window.WG.loadRest = loadRest;
 
   /* ---------------------------------------------------------------- catalogue */
+  // The build writes a table's rows in its default column's order; sorting them again on load
+  // would move every row and lay the table out twice, so the sort is skipped when they are.
+  function sortable(t) {
+    const def = t.tHead && t.tHead.querySelector("th[data-sort-default]");
+    const plain = def && !def.hasAttribute("data-sort-method") && !def.hasAttribute("data-sort-reverse");
+    const key = (r) => { const c = r.cells[def.cellIndex]; return c ? (c.getAttribute("data-sort") || c.textContent || "").trim().toLowerCase() : ""; };
+    const rows = plain && t.tBodies[0] ? [...t.tBodies[0].rows] : [];
+    const inOrder = plain && rows.every((r, i) => i === 0 || key(rows[i - 1]) <= key(r));
+    if (inOrder) def.removeAttribute("data-sort-default");
+    const sorter = new window.Tablesort(t);
+    if (inOrder) {
+      def.setAttribute("data-sort-default", "");
+      def.setAttribute("aria-sort", "ascending");
+      sorter.current = def;
+    }
+    return sorter;
+  }
+
   function initCatalogue(root) {
-    root.querySelectorAll("table.wg-sortable").forEach((t) => { if (once(t, "wgSort") && window.Tablesort) t.wgSort = new window.Tablesort(t); });
+    root.querySelectorAll("table.wg-sortable").forEach((t) => { if (once(t, "wgSort") && window.Tablesort) t.wgSort = sortable(t); });
     initRest(root);
     const form = root.querySelector("#wg-filters");
     const table = root.querySelector("#gpu-table");
