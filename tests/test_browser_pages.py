@@ -62,7 +62,7 @@ def test_the_catalogue_arrives_sorted_by_name_and_no_row_moves_on_load(server, b
     assert names == sorted(names, key=lambda n: n.strip().lower())
     name.click()
     every_row(page, "gpu-table", len(ds.gpus))
-    page.wait_for_function("document.querySelector('#gpu-table thead th[data-key=name]').getAttribute('aria-sort') === 'descending'")
+    page.wait_for_function("document.querySelector('#gpu-table th[data-key=name]').getAttribute('aria-sort') === 'descending'")
     after = page.eval_on_selector_all("#gpu-table tbody tr > th", "cells => cells.map(c => c.dataset.sort)")
     assert after == sorted((g["name"] for g in ds.gpus.values()), key=lambda n: n.strip().lower(), reverse=True)
     page.close()
