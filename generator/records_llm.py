@@ -155,6 +155,9 @@ def rule_result_subject(result, ctx, kp):
         ctx.err(kp + ("generated_tokens",), "generated_tokens describes how a decode_tokens_per_s result was timed")
     if result.get("mode") == "inference" and result.get("metric") == "training_tokens_per_s":
         ctx.err(kp + ("mode",), "training_tokens_per_s is measured in a training mode (full, lora or qlora)")
+    training = result.get("mode") not in (None, "inference") or result.get("metric") == "training_tokens_per_s"
+    if result.get("gradient_checkpointing") is not None and not training:
+        ctx.err(kp + ("gradient_checkpointing",), "gradient_checkpointing describes a training run (mode full, lora or qlora)")
 
 
 RESULT = Record({
@@ -173,6 +176,8 @@ RESULT = Record({
     "generated_tokens": F(Number(integer=True, maximum=10000000), required=False,
                           doc="decode timed over the whole call: the prompt's processing plus this many tokens"),
     "flash_attention": F(Bool(), required=False),
+    "gradient_checkpointing": F(Bool(), required=False,
+                                doc="training results: activations recomputed in the backward pass (default: on)"),
     "metric": F(Enum(METRICS)),
     "value": F(Number(maximum=1e9)),
     "url": F(Url(), required=False, doc="a more precise link than the file's"),

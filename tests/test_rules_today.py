@@ -224,6 +224,12 @@ CASES = {
         "data/measurements/bench.yaml:15: results[0].generated_tokens: generated_tokens describes how a "
         "decode_tokens_per_s result was timed",
     ),
+    "measurement_checkpointing_is_a_training_condition": (
+        lambda t: _with_measurement(t, MEAS_TEXT.replace(PREFILL, "metric: peak_memory_gib\n    mode: full\n"
+                                                                  "    gradient_checkpointing: false")),
+        lambda t: _with_measurement(t, MEAS_TEXT.replace(PREFILL, "metric: peak_memory_gib\n    gradient_checkpointing: false")),
+        "data/measurements/bench.yaml:15: results[0].gradient_checkpointing: gradient_checkpointing describes a training run",
+    ),
     "price_cloud_names_its_instance": (
         lambda t: t.write(PRICE, PRICE_TEXT),
         lambda t: t.write(PRICE, PRICE_TEXT.replace("    instance: x8\n", "")),

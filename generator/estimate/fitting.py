@@ -63,7 +63,8 @@ def _inputs(m: dict, models: dict, gpus: dict):
     kv = m.get("kv_cache") if m.get("kv_cache") in KV_BYTES else "f16"
     return {"model": model, "gpu": gpu, "weights": weights, "kv": kv, "context": max(0, m.get("context") or 0),
             "batch": max(1, m.get("batch") or 1), "gpus": max(1, m.get("gpus") or 1), "runtime": m.get("runtime") or "",
-            "fa": m.get("flash_attention", True) is not False, "value": float(value)}
+            "fa": m.get("flash_attention", True) is not False, "checkpointing": m.get("gradient_checkpointing", True) is not False,
+            "value": float(value)}
 
 
 def speed_keys(runtime: str, gpu: dict) -> tuple[str, str, str]:
@@ -229,7 +230,8 @@ def _peak_inputs(m: dict, models: dict, gpus: dict):
 def _predict_peak(x: dict, constants: dict) -> float:
     if x["mode"] != "inference":
         r = training_memory(x["model"], x["mode"], x["weights"] if x["mode"] != "qlora" else "bf16", x["context"],
-                            x["batch"], x["gpus"], flash_attention=x["fa"], constants=constants, runtime="transformers")
+                            x["batch"], x["gpus"], checkpointing=x["checkpointing"], flash_attention=x["fa"],
+                            constants=constants, runtime="transformers")
     else:
         r = inference_memory(x["model"], x["weights"], x["kv"], max(1, x["context"]), x["batch"], x["runtime"],
                              x["gpus"], flash_attention=x["fa"], constants=constants)

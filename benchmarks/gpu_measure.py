@@ -1,0 +1,339 @@
+"""Our own measurements, where a GPU is at hand: peak memory and speed of the catalogue's models,
+built from their recorded architecture with random weights.
+
+    python -m benchmarks.gpu_measure --gpu h100-sxm --url URL [--models llama-3-2-1b,qwen2-5-7b]
+        [--contexts 512,4096,16384] [--generate 256] [--train-context 2048] [--train-batch 1]
+        [--modes inference,lora,full] [--out data/measurements/whichgpu-h100-sxm.yaml] [--device cuda]
+
+For each model of ``data/models/`` (``--models``), the script builds the Hugging Face transformers
+model its fields describe (layers, widths, heads, experts, window, tied head; ``hf_config``) with
+random bf16 weights, checks that it has the recorded parameter count (within 2 %), then measures:
+
+- inference peak memory (``torch.cuda.max_memory_allocated``) after a forward pass over a prompt
+  of each ``--contexts`` length with the KV cache kept: ``peak_memory_gib``;
+- decode speed: ``--generate`` new tokens after a 512-token prompt, the whole ``generate()`` call
+  timed (``generated_tokens``): ``decode_tokens_per_s``;
+- training steps on ``--train-context`` tokens: full fine-tuning (fp32 weights and AdamW, bf16
+  autocast: 16 bytes per parameter), and LoRA rank 16 on the attention and MLP projections of the
+  bf16 model (peft), each with gradient checkpointing on and off: ``peak_memory_gib`` and
+  ``training_tokens_per_s``, with ``mode`` and ``gradient_checkpointing``. A model whose step does
+  not fit is skipped and said so.
+
+The results are written as one measurements file (validated by ``python -m generator validate``
+like every other source): the GPU, the software versions, the date and ``--url`` (the public
+address of this script at the commit that measured) are its source. Only torch, transformers and
+peft are needed, and only here: neither the build nor the tests import them.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+GIB = 1024 ** 3
+
+# The transformers architecture of each family of data/models (the record names the model, not its code)
+FAMILIES = (("llama-", "llama"), ("mistral-", "mistral"), ("mixtral-", "mixtral"), ("qwen2-5-", "qwen2"),
+            ("gemma-2-", "gemma2"), ("gemma-3-", "gemma3_text"), ("phi-3-", "phi3"), ("phi-4", "phi3"),
+            ("qwen3-", "qwen3"))
+LORA_TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+
+
+class Unsupported(ValueError):
+    """A model this script cannot rebuild (its architecture is not among FAMILIES, or MLA)."""
+
+
+def model_type(model_id: str, model: dict) -> str:
+    if model.get("attention") == "mla":
+        raise Unsupported(f"{model_id}: multi-head latent attention is not rebuilt by this script")
+    for prefix, kind in FAMILIES:
+        if model_id.startswith(prefix):
+            return "qwen3_moe" if kind == "qwen3" and model.get("experts") else kind
+    raise Unsupported(f"{model_id}: no transformers architecture is known for this family")
+
+
+def hf_config(model_id: str, model: dict) -> dict:
+    """The keyword arguments of ``transformers.AutoConfig.for_model`` for a record of data/models."""
+    kind = model_type(model_id, model)
+    cfg = {"model_type": kind, "hidden_size": model["hidden_size"], "intermediate_size": model["intermediate_size"],
+           "num_hidden_layers": model["layers"], "num_attention_heads": model["attention_heads"],
+           "num_key_value_heads": model["kv_heads"], "head_dim": model["head_dim"], "vocab_size": model["vocab_size"],
+           "tie_word_embeddings": bool(model.get("tied_embeddings")),
+           "max_position_embeddings": model["max_context"]}
+    window, windowed = model.get("sliding_window"), model.get("sliding_window_layers") or 0
+    if kind in ("mistral", "phi3"):  # a window on every layer, or none
+        if window and windowed < model["layers"]:
+            raise Unsupported(f"{model_id}: a window on some layers only is not rebuilt for this architecture")
+        cfg["sliding_window"] = window or None
+    elif kind == "gemma2":
+        cfg["sliding_window"] = window
+    elif kind == "gemma3_text" and window:
+        cfg["sliding_window"] = window
+        # one global layer after every (pattern - 1) windowed ones
+        globals_ = model["layers"] - windowed
+        cfg["sliding_window_pattern"] = model["layers"] // globals_ if globals_ else model["layers"] + 1
+    elif kind == "mixtral":
+        cfg.update(num_local_experts=model["experts"], num_experts_per_tok=model["experts_per_token"],
+                   intermediate_size=model.get("moe_intermediate_size") or model["intermediate_size"])
+    elif kind == "qwen3_moe":
+        cfg.update(num_experts=model["experts"], num_experts_per_tok=model["experts_per_token"],
+                   moe_intermediate_size=model.get("moe_intermediate_size") or model["intermediate_size"],
+                   decoder_sparse_step=1, mlp_only_layers=[])
+    elif kind in ("llama", "qwen2", "qwen3") and window and windowed:
+        raise Unsupported(f"{model_id}: a sliding window on this architecture is not rebuilt by this script")
+    return cfg
+
+
+def result(gpu: str, model_id: str, metric: str, value: float, note: str, **conditions) -> dict:
+    """One result of the measurements file, in the field order of data/measurements/."""
+    out = {"gpu": gpu, "gpus": 1, "model": model_id}
+    if conditions.get("mode", "inference") != "inference":
+        out["mode"] = conditions["mode"]
+    out["weights"] = conditions.get("weights", "bf16")
+    out["kv_cache"] = "bf16"
+    out["context"] = conditions["context"]
+    out["batch"] = conditions.get("batch", 1)
+    if conditions.get("generated_tokens"):
+        out["generated_tokens"] = conditions["generated_tokens"]
+    out["flash_attention"] = True
+    if "gradient_checkpointing" in conditions:
+        out["gradient_checkpointing"] = conditions["gradient_checkpointing"]
+    out["metric"] = metric
+    out["value"] = round(value, 3 if value < 100 else 1)
+    out["note"] = note
+    return out
+
+
+def measurements_file(meta: dict, results: list[dict]) -> str:
+    """The YAML text of a data/measurements/ file; ``meta``: gpu_name, url, date, versions (dict)."""
+    import yaml
+
+    versions = ", ".join(f"{k} {v}" for k, v in meta["versions"].items())
+    doc = {
+        "title": f"whichgpu's own measurements on one {meta['gpu_name']}: peak memory, decode and training speed",
+        "url": meta["url"],
+        "publisher": "whichgpu (own measurements)",
+        "date": meta["date"],
+        "runtime": "transformers",
+        "runtime_version": meta["versions"].get("transformers", "unknown"),
+        "notes": ("Models rebuilt from their recorded architecture with random bf16 weights by "
+                  f"benchmarks/gpu_measure.py, on one {meta['gpu_name']} ({versions}). Peak memory is "
+                  "torch.cuda.max_memory_allocated in GiB (the CUDA context is not included); attention "
+                  "runs through PyTorch's scaled-dot-product kernels. Decode is timed over the whole "
+                  "generate() call after a 512-token prompt."),
+        "results": results,
+    }
+    from generator.fmt import format_text
+
+    head = f"# whichgpu's own measurements ({meta['gpu_name']}, {meta['date']})\n"
+    return format_text(head + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100000),
+                       "measurements/own.yaml")
+
+
+# ---------------------------------------------------------------------------- on the GPU
+def _sync(torch, device):
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+
+
+def _peak_reset(torch, device):
+    if device.startswith("cuda"):
+        torch.cuda.empty_cache()
+        torch.cuda.reset_peak_memory_stats()
+
+
+def _peak(torch, device) -> float | None:
+    return torch.cuda.max_memory_allocated() / GIB if device.startswith("cuda") else None
+
+
+def build(model_id: str, model: dict, dtype, device: str):
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    kw = hf_config(model_id, model)
+    cfg = AutoConfig.for_model(kw.pop("model_type"), **kw)
+    torch.manual_seed(0)
+    with torch.device(device):
+        net = AutoModelForCausalLM.from_config(cfg, torch_dtype=dtype, attn_implementation="sdpa")
+    count = sum(p.numel() for p in net.parameters()) / 1e9
+    if abs(count / model["parameters_b"] - 1) > 0.02:
+        raise Unsupported(f"{model_id}: the rebuilt model has {count:.3f}B parameters, the record {model['parameters_b']}B")
+    return net.eval()
+
+
+def inference(torch, net, model_id, gpu, device, contexts, generate) -> list[dict]:
+    out = []
+    vocab = net.config.vocab_size
+    for ctx in contexts:
+        _peak_reset(torch, device)
+        ids = torch.randint(0, vocab, (1, ctx), device=device)
+        with torch.no_grad():
+            kept = net(ids, use_cache=True).past_key_values
+        _sync(torch, device)
+        peak = _peak(torch, device)
+        del kept
+        if peak is not None:
+            out.append(result(gpu, model_id, "peak_memory_gib", peak, f"Forward pass over a {ctx}-token prompt with "
+                              "its KV cache kept; bf16 weights and cache; random weights.", context=ctx))
+    prompt = torch.randint(0, vocab, (1, 512), device=device)
+    args = {"do_sample": False, "max_new_tokens": generate, "min_new_tokens": generate, "pad_token_id": 0}
+    with torch.no_grad():
+        net.generate(prompt, **{**args, "max_new_tokens": 8, "min_new_tokens": 8})  # warm-up
+        _sync(torch, device)
+        t0 = time.perf_counter()
+        net.generate(prompt, **args)
+        _sync(torch, device)
+    seconds = time.perf_counter() - t0
+    out.append(result(gpu, model_id, "decode_tokens_per_s", generate / seconds,
+                      f"Greedy generate() of {generate} tokens after a 512-token prompt, the whole call timed; "
+                      "batch 1, bf16, static shapes off.", context=512, generated_tokens=generate))
+    return out
+
+
+def training(torch, net, model_id, gpu, device, mode, context, batch, checkpointing, steps=3) -> list[dict]:
+    vocab = net.config.vocab_size
+    if mode == "full":
+        net = net.float()
+        params = [p for p in net.parameters()]
+        weights = "f32"
+    else:
+        from peft import LoraConfig, get_peft_model
+
+        net = get_peft_model(net, LoraConfig(r=16, lora_alpha=32, target_modules=LORA_TARGETS, lora_dropout=0.0))
+        params = [p for p in net.parameters() if p.requires_grad]
+        weights = "bf16"
+    net.train()
+    if checkpointing:
+        net.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+        if mode != "full":
+            net.enable_input_require_grads()
+    opt = torch.optim.AdamW(params, lr=1e-5)
+    ids = torch.randint(0, vocab, (batch, context), device=device)
+    _peak_reset(torch, device)
+    times = []
+    for _ in range(steps):
+        _sync(torch, device)
+        t0 = time.perf_counter()
+        with torch.autocast(device_type=device.split(":")[0], dtype=torch.bfloat16):
+            loss = net(ids, labels=ids).loss
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        _sync(torch, device)
+        times.append(time.perf_counter() - t0)
+    peak = _peak(torch, device)
+    what = ("full fine-tuning, fp32 weights and AdamW moments with bf16 autocast" if mode == "full"
+            else "LoRA rank 16 on q, k, v, o, gate, up and down projections of the bf16 model, AdamW")
+    note = (f"{what}; batch {batch} of {context} random tokens; gradient checkpointing "
+            f"{'on' if checkpointing else 'off'}; {steps} optimizer steps")
+    cond = {"mode": mode, "weights": weights, "context": context, "batch": batch, "gradient_checkpointing": checkpointing}
+    out = [result(gpu, model_id, "training_tokens_per_s", batch * context / min(times[1:] or times),
+                  note + ", the fastest after the first timed.", **cond)]
+    if peak is not None:
+        out.append(result(gpu, model_id, "peak_memory_gib", peak, note + ", peak allocated memory.", **cond))
+    return out
+
+
+def _arguments(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--gpu", required=True, help="the id of the card in data/gpus/")
+    parser.add_argument("--url", required=True, help="public address of this script at the commit that measured")
+    parser.add_argument("--models", default="llama-3-2-1b,llama-3-2-3b,qwen2-5-7b,llama-3-1-8b,mistral-7b,qwen3-8b")
+    parser.add_argument("--contexts", default="512,4096,16384")
+    parser.add_argument("--generate", type=int, default=256)
+    parser.add_argument("--train-context", type=int, default=2048)
+    parser.add_argument("--train-batch", type=int, default=1)
+    parser.add_argument("--modes", default="inference,lora,full", help="what to measure: inference, lora, full")
+    parser.add_argument("--out", help="the measurements file to write (default: print it)")
+    parser.add_argument("--device", default="cuda")
+    return parser.parse_args(argv)
+
+
+def _plan(args, bundle) -> dict | str:
+    """The checked arguments, or what is wrong with them."""
+    if args.gpu not in bundle.gpus:
+        return f"no GPU {args.gpu!r} in data/gpus/"
+    ids = [m.strip() for m in args.models.split(",") if m.strip()]
+    unknown = [m for m in ids if m not in bundle.models]
+    if unknown or not ids:
+        named = ", ".join(unknown) if unknown else repr(args.models)
+        return f"no model {named} in data/models/"
+    try:
+        contexts = [int(c) for c in args.contexts.split(",")]
+    except ValueError:
+        return f"--contexts takes whole numbers separated by commas, got {args.contexts!r}"
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    if not modes or set(modes) - {"inference", "lora", "full"}:
+        return f"--modes takes inference, lora and full, got {args.modes!r}"
+    if args.out and not args.device.startswith("cuda"):
+        return "--out needs a CUDA device (on another device the figures are not the GPU's; leave --out away to see them)"
+    return {"ids": ids, "contexts": contexts, "modes": modes}
+
+
+def _measure(torch, args, mid: str, model: dict, plan: dict) -> list[dict]:
+    """Every result of one model; a step that does not fit is skipped and said so."""
+    out = []
+    if "inference" in plan["modes"]:
+        try:
+            out += inference(torch, build(mid, model, torch.bfloat16, args.device), mid, args.gpu, args.device,
+                             plan["contexts"], args.generate)
+        except torch.OutOfMemoryError:
+            print(f"skipped: {mid} inference does not fit", file=sys.stderr)
+    for mode in [m for m in ("lora", "full") if m in plan["modes"]]:
+        for checkpointing in (True, False):
+            try:
+                out += training(torch, build(mid, model, torch.bfloat16, args.device), mid, args.gpu, args.device, mode,
+                                args.train_context, args.train_batch, checkpointing)
+            except torch.OutOfMemoryError:
+                print(f"skipped: {mid} {mode} training (checkpointing {checkpointing}) does not fit", file=sys.stderr)
+            finally:
+                if args.device.startswith("cuda"):
+                    torch.cuda.empty_cache()
+    return out
+
+
+def main(argv=None) -> int:
+    args = _arguments(argv)
+    from generator.estimate.data import read_bundle
+
+    bundle = read_bundle(ROOT / "data")
+    plan = _plan(args, bundle)
+    if isinstance(plan, str):
+        print(f"gpu_measure: {plan}", file=sys.stderr)
+        return 2
+    import peft
+    import torch
+    import transformers
+
+    if args.device.startswith("cuda") and not torch.cuda.is_available():
+        print("gpu_measure: no CUDA device; run with --device cpu to try the script (no memory figures)", file=sys.stderr)
+        return 2
+    versions = {"transformers": transformers.__version__, "torch": torch.__version__, "peft": peft.__version__}
+    if args.device.startswith("cuda"):
+        versions.update({"CUDA": torch.version.cuda, "device": torch.cuda.get_device_name()})
+    results = []
+    for mid in plan["ids"]:
+        try:
+            results += _measure(torch, args, mid, bundle.models[mid], plan)
+        except Unsupported as exc:
+            print(f"skipped: {exc}", file=sys.stderr)
+            continue
+        print(f"measured {mid}", file=sys.stderr)
+    gpu = bundle.gpus[args.gpu]
+    meta = {"gpu_name": gpu.get("name", args.gpu), "url": args.url, "date": dt.date.today(), "versions": versions}
+    text = measurements_file(meta, results)
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+        print(f"wrote {len(results)} results to {args.out}; check them with `python -m generator validate`", file=sys.stderr)
+    else:
+        print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+"""benchmarks/gpu_measure.py without a GPU: the transformers configuration it builds from a record
+of data/models, and the measurements file it writes (which must validate like any other source).
+The measuring itself needs torch and a GPU and never runs here."""
+from __future__ import annotations
+
+import datetime as dt
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT
+from test_rules_today import _model
+
+from benchmarks import gpu_measure
+from generator.estimate.data import read_bundle
+from generator.estimate.memory import param_breakdown
+
+BUNDLE = read_bundle(ROOT / "data")
+
+
+def test_every_catalogue_model_gets_a_configuration_or_a_reason():
+    built, refused = {}, {}
+    for mid, model in sorted(BUNDLE.models.items()):
+        try:
+            built[mid] = gpu_measure.hf_config(mid, model)
+        except gpu_measure.Unsupported as exc:
+            refused[mid] = str(exc)
+    assert set(refused) == {"deepseek-v3", "gpt-oss-20b", "gpt-oss-120b"}, refused
+    assert refused["deepseek-v3"].startswith("deepseek-v3: multi-head latent attention")
+    for mid, cfg in built.items():
+        m = BUNDLE.models[mid]
+        assert (cfg["num_hidden_layers"], cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]) == \
+            (m["layers"], m["attention_heads"], m["kv_heads"], m["head_dim"]), mid
+        assert cfg["tie_word_embeddings"] is bool(m.get("tied_embeddings")), mid
+
+
+def test_mixtures_of_experts_windows_and_families_map_to_their_architecture():
+    cfg = gpu_measure.hf_config("qwen3-30b-a3b", BUNDLE.models["qwen3-30b-a3b"])
+    assert cfg["model_type"] == "qwen3_moe"
+    assert (cfg["num_experts"], cfg["num_experts_per_tok"], cfg["moe_intermediate_size"]) == (128, 8, 768)
+    assert gpu_measure.hf_config("qwen3-8b", BUNDLE.models["qwen3-8b"])["model_type"] == "qwen3"
+    mixtral = gpu_measure.hf_config("mixtral-8x7b", BUNDLE.models["mixtral-8x7b"])
+    assert (mixtral["model_type"], mixtral["num_local_experts"], mixtral["intermediate_size"]) == ("mixtral", 8, 14336)
+    # Mistral 7B v0.1: every layer windowed at 4,096 tokens
+    assert gpu_measure.hf_config("mistral-7b", BUNDLE.models["mistral-7b"])["sliding_window"] == 4096
+    # Gemma 3 4B: 29 of 34 layers windowed, so every 6th layer is global
+    gemma = gpu_measure.hf_config("gemma-3-4b", BUNDLE.models["gemma-3-4b"])
+    assert (gemma["model_type"], gemma["sliding_window"], gemma["sliding_window_pattern"]) == ("gemma3_text", 1024, 6)
+    assert gpu_measure.hf_config("qwen2-5-7b", BUNDLE.models["qwen2-5-7b"])["model_type"] == "qwen2"
+    with pytest.raises(gpu_measure.Unsupported, match="no transformers architecture"):
+        gpu_measure.hf_config("falcon-7b", BUNDLE.models["llama-3-1-8b"])
+
+
+def test_the_records_parameter_count_is_what_the_rebuilt_architecture_has():
+    """The script refuses a model whose rebuilt parameter count is 2 % off the record; the
+    engine's own count from the same fields agrees with the records, so the fields carry it."""
+    for mid in ("llama-3-1-8b", "qwen2-5-7b", "mistral-7b", "llama-3-2-1b"):
+        m = BUNDLE.models[mid]
+        assert param_breakdown(m)["total"] / 1e9 == pytest.approx(m["parameters_b"], rel=0.02), mid
+
+
+def test_the_written_file_validates_as_a_source(tree):
+    _model(tree)
+    results = [
+        gpu_measure.result("rtx-2070", "tiny-7b", "peak_memory_gib", 15.23456, "Forward pass.", context=4096),
+        gpu_measure.result("rtx-2070", "tiny-7b", "decode_tokens_per_s", 41.234, "generate().", context=512,
+                           generated_tokens=256),
+        gpu_measure.result("rtx-2070", "tiny-7b", "peak_memory_gib", 30.5, "LoRA step.", mode="lora", context=2048,
+                           gradient_checkpointing=False),
+        gpu_measure.result("rtx-2070", "tiny-7b", "training_tokens_per_s", 3456.7, "Full step.", mode="full",
+                           weights="f32", context=2048, gradient_checkpointing=True),
+    ]
+    meta = {"gpu_name": "GeForce RTX 2070", "url": "https://example.org/benchmarks/gpu_measure.py",
+            "date": dt.date(2026, 1, 5), "versions": {"transformers": "4.57.1", "torch": "2.9.0"}}
+    text = gpu_measure.measurements_file(meta, results)
+    assert text.startswith("# yaml-language-server: $schema=../schema/measurement.schema.json\n")
+    tree.write("measurements/own.yaml", text)
+    assert tree.problems() == []
+    from generator.fmt import format_text
+
+    assert format_text(text, "measurements/own.yaml") == text  # already in canonical form
+    assert "runtime_version: 4.57.1" in text and "gradient_checkpointing: false" in text and "mode: full" in text
+    assert "value: 3456.7" in text and "value: 15.235" in text
+
+
+def test_bad_arguments_exit_2_with_a_message_before_any_torch_import():
+    for args, message in ((["--gpu", "no-such-card", "--url", "https://example.org/x"], "no GPU 'no-such-card'"),
+                          (["--gpu", "rtx-4090", "--url", "https://example.org/x", "--models", "nope"], "no model nope"),
+                          (["--gpu", "rtx-4090", "--url", "https://example.org/x", "--contexts", "4k"], "--contexts takes"),
+                          (["--gpu", "rtx-4090", "--url", "https://example.org/x", "--modes", "qlora"], "--modes takes"),
+                          (["--gpu", "rtx-4090", "--url", "https://example.org/x", "--out", "x.yaml", "--device", "cpu"],
+                           "--out needs a CUDA device")):
+        r = subprocess.run([sys.executable, "-m", "benchmarks.gpu_measure", *args], cwd=ROOT, capture_output=True,
+                           text=True, timeout=120)
+        assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr, (args, r.stderr)
