@@ -153,13 +153,16 @@ def _peak(torch, device) -> float | None:
 
 def build(model_id: str, model: dict, dtype, device: str):
     import torch
+    import transformers
     from transformers import AutoConfig, AutoModelForCausalLM
 
     kw = hf_config(model_id, model)
     cfg = AutoConfig.for_model(kw.pop("model_type"), **kw)
     torch.manual_seed(0)
+    # transformers 5 names the argument dtype; 4.x torch_dtype
+    typed = {"dtype" if int(transformers.__version__.split(".")[0]) >= 5 else "torch_dtype": dtype}
     with torch.device(device):
-        net = AutoModelForCausalLM.from_config(cfg, torch_dtype=dtype, attn_implementation="sdpa")
+        net = AutoModelForCausalLM.from_config(cfg, attn_implementation="sdpa", **typed)
     count = sum(p.numel() for p in net.parameters()) / 1e9
     if abs(count / model["parameters_b"] - 1) > 0.02:
         raise Unsupported(f"{model_id}: the rebuilt model has {count:.3f}B parameters, the record {model['parameters_b']}B")
