@@ -101,7 +101,9 @@ export function setup(root, { lang, prefix, msg, fmt, data }) {
     }
   };
 
-  const update = (save) => {
+  // later: on the first drawing, run the card table in a task of its own (with the number
+  // formats, made before it), so that the page's load is short tasks rather than one long one
+  const update = (save, later = null) => {
     const raw = readFields(root, NAMES);
     syncControls(raw);
     const ev = evaluate(raw, { models, gpus, table, lang });
@@ -151,11 +153,16 @@ export function setup(root, { lang, prefix, msg, fmt, data }) {
       setText(out.o_prefill, msg("calc.llm.no_speed"));
       setText(out.o_context, msg("calc.llm.max_context_training"));
     }
-    const cards = cardTable(ev.model, o, gpus, table);
-    out.fit.replaceChildren(...cards.map((row) => cardRow(row, o.mode)));
     out.picker.href = `../picker/?workload=${inference ? "llm-inference" : "transformer"}&memory=${Math.ceil((total / GIB) * 100) / 100}`;
-    root.wgLast = { ...r, cards };
-    return root.wgLast;
+    const fillCards = () => {
+      const cards = cardTable(ev.model, o, gpus, table);
+      out.fit.replaceChildren(...cards.map((row) => cardRow(row, o.mode)));
+      root.wgLast = { ...r, cards };
+      return root.wgLast;
+    };
+    if (!later) return fillCards();
+    later(fillCards);
+    return null;
   };
 
   const form = root.querySelector("form");
@@ -177,6 +184,11 @@ export function setup(root, { lang, prefix, msg, fmt, data }) {
       if (hit && e.target.value !== hit.name) e.target.value = hit.name;
     }
   });
-  root.wgUpdate = update;
-  update(false);
+  root.wgUpdate = (save) => update(save);
+  const next = (fn) => setTimeout(fn, 0);
+  // the locale's number formats are built first, in a task of their own (the first one costs most)
+  next(() => {
+    fmt(1.5, 2);
+    next(() => update(false, next));
+  });
 }
