@@ -63,8 +63,8 @@ def _inputs(m: dict, models: dict, gpus: dict):
     kv = m.get("kv_cache") if m.get("kv_cache") in KV_BYTES else "f16"
     return {"model": model, "gpu": gpu, "weights": weights, "kv": kv, "context": max(0, m.get("context") or 0),
             "batch": max(1, m.get("batch") or 1), "gpus": max(1, m.get("gpus") or 1), "runtime": m.get("runtime") or "",
-            "fa": m.get("flash_attention", True) is not False, "checkpointing": m.get("gradient_checkpointing", True) is not False,
-            "value": float(value)}
+            "fa": m.get("flash_attention", True) is not False,
+            "checkpointing": m.get("gradient_checkpointing", True) is not False, "value": float(value)}
 
 
 def speed_keys(runtime: str, gpu: dict) -> tuple[str, str, str]:
