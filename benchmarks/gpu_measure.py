@@ -169,6 +169,13 @@ def build(model_id: str, model: dict, dtype, device: str):
     return net.eval()
 
 
+def _forward_last(net, ids):
+    try:
+        return net(ids, use_cache=True, logits_to_keep=1)
+    except TypeError:  # transformers before 4.50 names it num_logits_to_keep
+        return net(ids, use_cache=True, num_logits_to_keep=1)
+
+
 def inference(torch, net, model_id, gpu, device, contexts, generate) -> list[dict]:
     out = []
     vocab = net.config.vocab_size
@@ -176,13 +183,15 @@ def inference(torch, net, model_id, gpu, device, contexts, generate) -> list[dic
         _peak_reset(torch, device)
         ids = torch.randint(0, vocab, (1, ctx), device=device)
         with torch.no_grad():
-            kept = net(ids, use_cache=True).past_key_values
+            # only the last position's logits, as generate() computes them for a prompt
+            kept = _forward_last(net, ids).past_key_values
         _sync(torch, device)
         peak = _peak(torch, device)
         del kept
         if peak is not None:
             out.append(result(gpu, model_id, "peak_memory_gib", peak, f"Forward pass over a {ctx}-token prompt with "
-                              "its KV cache kept; bf16 weights and cache; random weights.", context=ctx))
+                              "its KV cache kept and the last position's logits; bf16 weights and cache; "
+                              "random weights.", context=ctx))
     prompt = torch.randint(0, vocab, (1, 512), device=device)
     args = {"do_sample": False, "max_new_tokens": generate, "min_new_tokens": generate, "pad_token_id": 0}
     with torch.no_grad():
