@@ -88,14 +88,7 @@ def generate(ds: Dataset, paths: Paths, langs=LANGS, timings: Timings | None = N
     langs = list(langs)
     if _can_fork(len(langs)):
         derive(ds).warm()
-        global _FORKED
-        _FORKED = (ds, paths)
-        try:
-            workers = min(len(langs), os.cpu_count() or 1)
-            with concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-                out = dict(zip(langs, pool.map(_generate_forked, langs), strict=False))
-        finally:
-            _FORKED = None
+        out = dict(zip(langs, _fork_map(_generate_forked, langs, (ds, paths)), strict=True))
     else:
         out = {lang: generate_language(ds, paths, lang) for lang in langs}
     if timings:
@@ -103,7 +96,20 @@ def generate(ds: Dataset, paths: Paths, langs=LANGS, timings: Timings | None = N
     return out
 
 
+# What forked workers share: set just before the pool forks, read by the worker functions.
 _FORKED: tuple | None = None
+
+
+def _fork_map(fn, items: list, shared: tuple) -> list:
+    """``fn`` over ``items`` in forked processes (as many as there are cores), ``shared`` in reach."""
+    global _FORKED
+    _FORKED = shared
+    try:
+        workers = min(len(items), os.cpu_count() or 1)
+        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            return list(pool.map(fn, items))
+    finally:
+        _FORKED = None
 
 
 def _generate_forked(lang: str) -> set[str]:
@@ -313,24 +319,14 @@ def _build_pipelined(ds: Dataset, paths: Paths, parts: dict[str, Path], timings:
 
     langs = sorted(parts, key=lambda lang: BUILD_ORDER.index(lang) if lang in BUILD_ORDER else len(BUILD_ORDER))
     derive(ds).warm()
-    global _FORKED_BUILD
-    _FORKED_BUILD = (ds, paths, parts)
-    try:
-        workers = min(len(langs), os.cpu_count() or 1)
-        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-            for lang, (gen_s, build_s) in zip(langs, pool.map(_build_forked, langs), strict=True):
-                if timings:
-                    timings.add("generate", gen_s)
-                    timings.add(f"mkdocs:{lang}", build_s)
-    finally:
-        _FORKED_BUILD = None
-
-
-_FORKED_BUILD: tuple | None = None
+    for lang, (gen_s, build_s) in zip(langs, _fork_map(_build_forked, langs, (ds, paths, parts)), strict=True):
+        if timings:
+            timings.add("generate", gen_s)
+            timings.add(f"mkdocs:{lang}", build_s)
 
 
 def _build_forked(lang: str) -> tuple[float, float]:
-    ds, paths, parts = _FORKED_BUILD
+    ds, paths, parts = _FORKED
     t0 = time.perf_counter()
     generate_language(ds, paths, lang)
     t1 = time.perf_counter()

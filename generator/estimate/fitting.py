@@ -117,26 +117,20 @@ def resolve(speed: dict, keys) -> dict:
     return out
 
 
-def _loss(points, k: dict, power: int = 2) -> float:
-    """Sum of squared (``power`` 1: absolute) log ratios predicted / measured (the decode formula
-    inlined for speed)."""
+def _loss(points, k: dict, kind: str = "squared") -> float:
+    """Sum over the points of the log ratio predicted / measured, ``squared``, ``absolute``, or
+    ``huber`` (squared up to HUBER, linear beyond)."""
     s = 0.0
-    bw, cpu, comp, fixed, per_layer = k["eff_bw"], k["eff_cpu"], k["eff_compute"], k["overhead_s"], k["overhead_s_per_layer"]
-    kv_extra = k["kv_factor"] - 1
     for p in points:
-        t = p["terms"]
         if p["metric"] == "decode_tokens_per_s":
-            step = max((t["mem_s"] + kv_extra * t["kv_s"] + t["kv_copy_s"]) / bw + t["cpu_s"] / cpu, t["compute_s"] / comp)
-            pred = t["batch"] / (step + fixed + per_layer * t["layers"] + t["comm_s"])
-            if "generated" in p:
-                pred = whole_call(pred, p, k)
+            pred = whole_call(decode_from_terms(p["terms"], k), p, k)
         else:
-            pred = prefill_from_terms(t, k)
+            pred = prefill_from_terms(p["terms"], k)
         if not pred or pred <= 0:
             s += 1e6
             continue
         e = abs(math.log(pred) - p["log_value"])
-        s += e ** power if power else (e * e if e < HUBER else HUBER * (2 * e - HUBER))
+        s += e if kind == "absolute" else e * e if kind == "squared" or e < HUBER else HUBER * (2 * e - HUBER)
     return s
 
 
@@ -163,7 +157,8 @@ def _search(objective, start: list[float], steps: list[float], lo: list[float], 
 
 
 def _fit_key(points, base: dict, kv_traffic: bool = True) -> dict:
-    """eff_compute on prefill, then eff_bw and overhead_s on decode, then eff_compute again."""
+    """eff_compute on prefill (and moe_prefill), then the decode constants in one search (with
+    kv_factor where ``kv_traffic`` and the cache weighs enough), then eff_compute again."""
     pre = [p for p in points if p["metric"] == "prefill_tokens_per_s"]
     dec = [p for p in points if p["metric"] == "decode_tokens_per_s"]
     out = {}
@@ -178,7 +173,7 @@ def _fit_key(points, base: dict, kv_traffic: bool = True) -> dict:
     fit_pre()
     moe = [p for p in pre if p["terms"].get("expert_s")]
     if len(moe) >= MIN_GROUP:
-        x = _search(lambda v: _loss(moe, {**k, "moe_prefill": math.exp(v[0])}, 1), [math.log(k["moe_prefill"])], [0.5],
+        x = _search(lambda v: _loss(moe, {**k, "moe_prefill": math.exp(v[0])}, "absolute"), [math.log(k["moe_prefill"])], [0.5],
                     [0.0], [math.log(20.0)])
         k["moe_prefill"] = out["moe_prefill"] = round(math.exp(x[0]), 4)
         fit_pre()
@@ -196,7 +191,7 @@ def _fit_key(points, base: dict, kv_traffic: bool = True) -> dict:
         def unpack(v):
             return {n: math.exp(x) if n == "eff_bw" else x / scale[n] for n, x in zip(names, v, strict=True)}
 
-        x = _search(lambda v: _loss(dec, {**k, **unpack(v)}, 0),
+        x = _search(lambda v: _loss(dec, {**k, **unpack(v)}, "huber"),
                     [math.log(k[n]) if n == "eff_bw" else k[n] * scale[n] for n in names], [step[n] for n in names],
                     [lo[n] for n in names], [hi[n] for n in names])
         digits = {"eff_bw": 4, "overhead_s": 7, "overhead_s_per_layer": 9, "kv_factor": 3}

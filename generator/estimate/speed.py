@@ -113,9 +113,10 @@ def decode_terms(model: dict, gpu: dict, weights: str, kv_cache: str, context: i
     p = w["params"]
     flops = 2 * max(p["active"] - (0 if model.get("tied_embeddings") else p["embed"]), 0) * batch
     tflops = matrix_tflops(gpu, weights, runtime) * 1e12
+    kv_s = kv * frac / bw / (n if tensor_parallel else 1)
     return {"mem_s": gpu_bytes / bw / (n if tensor_parallel else 1),
-            "kv_s": kv * frac / bw / (n if tensor_parallel else 1),
-            "kv_copy_s": kv * frac / bw / (n if tensor_parallel else 1) * KV_COPIES.get(runtime, 0.0) * (query_group(model) - 1),
+            "kv_s": kv_s,
+            "kv_copy_s": kv_s * KV_COPIES.get(runtime, 0.0) * (query_group(model) - 1),
             "cpu_s": cpu_bytes / (k["cpu_bandwidth_gbs"] * 1e9),
             "compute_s": flops / tflops / (n if tensor_parallel else 1) if tflops > 0 else 0.0,
             "comm_s": 2 * model["layers"] * k["tp_latency_s"] if tensor_parallel else 0.0,

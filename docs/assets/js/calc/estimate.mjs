@@ -286,10 +286,11 @@ export function decodeTerms(model, gpu, weights, kvCache, context, batch, runtim
   const p = w.params;
   const flops = 2 * Math.max(p.active - (model.tied_embeddings ? 0 : p.embed), 0) * batch;
   const tflops = matrixTflops(gpu, weights, runtime) * 1e12;
+  const kvS = kv * frac / bw / (tp ? n : 1);
   return {
     mem_s: gpuBytes / bw / (tp ? n : 1),
-    kv_s: kv * frac / bw / (tp ? n : 1),
-    kv_copy_s: kv * frac / bw / (tp ? n : 1) * (KV_COPIES[runtime] || 0) * (queryGroup(model) - 1),
+    kv_s: kvS,
+    kv_copy_s: kvS * (KV_COPIES[runtime] || 0) * (queryGroup(model) - 1),
     cpu_s: cpuBytes / (k.cpu_bandwidth_gbs * 1e9),
     compute_s: tflops > 0 ? flops / tflops / (tp ? n : 1) : 0,
     comm_s: tp ? 2 * model.layers * k.tp_latency_s : 0,

@@ -1,8 +1,9 @@
 // whichgpu calculators: every formula, as pure functions (no DOM, no text).
 //
 // Checked against the golden cases of tests/fixtures/calculators.json. Python keeps only the
-// memory and cloud formulas, for the worked examples the pages print (generator/calc.py). Inputs arrive as the strings a reader typed, so
-// parsing and validation are part of the contract: an invalid field yields a message key
+// memory and cloud formulas, for the worked examples the pages print (generator/calc.py).
+// Inputs arrive as the strings a reader typed, so parsing and validation are part of the
+// contract: an invalid field yields a message key
 // (calc.err.*) and parameters, never a NaN or an Infinity.
 
 export const GIB = 1024 ** 3;
