@@ -55,16 +55,21 @@ site: venv
 serve: venv
 	$(BIN)/python -m generator serve --host $(HOST) --port $(PORT)
 
-# Debian's Chromium drives the browser tests (Playwright cannot download its own here).
+# Debian's Chromium drives the browser tests (Playwright cannot download its own here), with a
+# Korean and a Chinese font: without them Korean and Chinese pages are drawn as empty boxes, and
+# their line breaks and timings are not the ones a reader's phone gives.
+BROWSER_PACKAGES = chromium fonts-nanum fonts-wqy-microhei
 browser:
-	@if command -v chromium >/dev/null 2>&1; then :; \
+	@if command -v chromium >/dev/null 2>&1 && [ -n "$$(fc-list :lang=ko 2>/dev/null)" ] && [ -n "$$(fc-list :lang=zh 2>/dev/null)" ]; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \
-		echo "installing Debian's chromium for the browser tests"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+		echo "installing Debian's $(BROWSER_PACKAGES) for the browser tests"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BROWSER_PACKAGES) >/dev/null; \
 	elif command -v sudo >/dev/null 2>&1; then \
-		sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+		sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BROWSER_PACKAGES) >/dev/null; \
+	elif command -v chromium >/dev/null 2>&1; then \
+		echo "warning: no Korean or Chinese font; Korean and Chinese pages will show boxes (apt-get install fonts-nanum fonts-wqy-microhei)" >&2; \
 	else \
-		echo "Chromium is missing: install Debian's 'chromium' package (apt-get install chromium) or set CHROMIUM=/path/to/chromium" >&2; exit 1; \
+		echo "Chromium is missing: install Debian's packages ($(BROWSER_PACKAGES)) or set CHROMIUM=/path/to/chromium" >&2; exit 1; \
 	fi
 
 # The Nu Html Checker runs on a JDK; Debian's headless one when none is installed.

@@ -205,10 +205,15 @@ def mkdocs_overrides(ds: Dataset, lang: str, docs_dir: Path, site_dir: Path, bas
     base_config = copy.deepcopy(base_config)  # mkdocs consumes the dicts it validates
     theme = dict(base_config.get("theme") or {})
     theme["language"] = lang
+    # the colour scheme toggle says, in the page's language, which scheme it switches to
+    ui = Localizer(ds, lang).ui
+    theme["palette"] = [dict(option, toggle=dict(option["toggle"], name=ui(
+        "theme.to_light" if option.get("scheme") == "slate" else "theme.to_dark")))
+        if option.get("toggle") else option for option in theme.get("palette") or []]
     extra = dict(base_config.get("extra") or {})
     extra["alternate"] = alternates(lang)
     extra["html_lang"] = locale(lang).html_lang
-    extra["feed_title"] = Localizer(ds, lang).ui("feed.title")
+    extra["feed_title"] = ui("feed.title")
     plugins = [p for p in (base_config.get("plugins") or []) if not (p == "search" or (isinstance(p, dict) and "search" in p))]
     plugins = [{"search": copy.deepcopy(locale(lang).search)}] + plugins
     out = {}

@@ -403,3 +403,50 @@ def test_compare_dates_stay_on_one_line_on_a_phone(server, browser):  # noqa: F8
         lines = cell.evaluate("td => td.getBoundingClientRect().height / parseFloat(getComputedStyle(td).lineHeight)")
         assert lines < 1.9, (cell.inner_text(), lines)
     context.close()
+
+
+SCHEME_AT_CONTENT = """window.wgFirstScheme = null;
+new MutationObserver((list, obs) => {
+  if (!document.querySelector("article h1")) return;
+  window.wgFirstScheme = document.body.getAttribute("data-md-color-scheme");
+  obs.disconnect();
+}).observe(document, { childList: true, subtree: true });"""
+
+
+def _luminance(rgb: str) -> float:
+    r, g, b = (int(x) for x in rgb[rgb.index("(") + 1:rgb.index(")")].split(",")[:3])
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def test_the_colour_scheme_is_right_before_the_content_is_read_and_the_toggle_keeps_a_choice(server, browser):  # noqa: F811
+    """A reader whose system is dark gets the dark scheme before the page's content is parsed
+    (no light flash, no restyling of the whole page after the first paint); the toggle switches,
+    by mouse and by keyboard, and a choice outlives a reload."""
+    context = browser.new_context(color_scheme="dark", viewport={"width": 412, "height": 823}, is_mobile=True)
+    pg = context.new_page()
+    pg.add_init_script(SCHEME_AT_CONTENT)
+    pg.goto(server + "/ko/gpus/")
+    pg.wait_for_load_state("load")
+    assert pg.evaluate("window.wgFirstScheme") == "slate"
+    assert _luminance(pg.evaluate("getComputedStyle(document.body).backgroundColor")) < 80
+    assert pg.get_attribute("meta[name=color-scheme]", "content") == "dark"
+    pg.wait_for_function("/^#[0-9a-f]{6}$/.test(document.querySelector('meta[name=theme-color]').content)")
+    toggle = pg.locator("form[data-wg-palette] label:not([hidden])")
+    assert toggle.count() == 1
+    checked = "form[data-wg-palette] input:checked"
+    to_light = pg.get_attribute(checked, "aria-label")
+    assert to_light == "밝은 색 구성으로 전환"  # the page's language, and the scheme it switches to
+    toggle.click()
+    assert pg.evaluate("document.body.getAttribute('data-md-color-scheme')") == "default"
+    assert _luminance(pg.evaluate("getComputedStyle(document.body).backgroundColor")) > 200
+    assert pg.get_attribute("meta[name=color-scheme]", "content") == "light"
+    assert pg.get_attribute(checked, "aria-label") == "어두운 색 구성으로 전환"
+    pg.wait_for_function("!document.body.hasAttribute('data-md-color-switching')")
+    pg.reload()
+    pg.wait_for_load_state("load")
+    assert pg.evaluate("window.wgFirstScheme") == "default"  # the choice holds against the system's scheme
+    pg.focus(checked)
+    pg.keyboard.press("Enter")
+    assert pg.evaluate("document.body.getAttribute('data-md-color-scheme')") == "slate"
+    assert pg.get_attribute(checked, "aria-label") == to_light
+    context.close()
