@@ -431,7 +431,7 @@ def test_the_colour_scheme_is_right_before_the_content_is_read_and_the_toggle_ke
     assert _luminance(pg.evaluate("getComputedStyle(document.body).backgroundColor")) < 80
     assert pg.get_attribute("meta[name=color-scheme]", "content") == "dark"
     pg.wait_for_function("/^#[0-9a-f]{6}$/.test(document.querySelector('meta[name=theme-color]').content)")
-    toggle = pg.locator("form[data-wg-palette] label:not([hidden])")
+    toggle = pg.locator("form[data-wg-palette] label:visible")
     assert toggle.count() == 1
     checked = "form[data-wg-palette] input:checked"
     to_light = pg.get_attribute(checked, "aria-label")
