@@ -421,7 +421,7 @@ def _luminance(rgb: str) -> float:
 def test_the_colour_scheme_is_right_before_the_content_is_read_and_the_toggle_keeps_a_choice(server, browser):  # noqa: F811
     """A reader whose system is dark gets the dark scheme before the page's content is parsed
     (no light flash, no restyling of the whole page after the first paint); the toggle switches,
-    by mouse and by keyboard, and a choice outlives a reload."""
+    by mouse and by keyboard, and a choice outlives a reload. Without JavaScript no toggle shows."""
     context = browser.new_context(color_scheme="dark", viewport={"width": 412, "height": 823}, is_mobile=True)
     pg = context.new_page()
     pg.add_init_script(SCHEME_AT_CONTENT)
@@ -449,4 +449,11 @@ def test_the_colour_scheme_is_right_before_the_content_is_read_and_the_toggle_ke
     pg.keyboard.press("Enter")
     assert pg.evaluate("document.body.getAttribute('data-md-color-scheme')") == "slate"
     assert pg.get_attribute(checked, "aria-label") == to_light
+    context.close()
+    # without JavaScript no button shows, since none would work
+    context = browser.new_context(color_scheme="dark", java_script_enabled=False)
+    pg = context.new_page()
+    pg.goto(server + "/ko/gpus/")
+    assert pg.locator("form[data-wg-palette] label").count() == 2
+    assert pg.locator("form[data-wg-palette] label:visible").count() == 0
     context.close()
