@@ -187,7 +187,10 @@ def test_hostile_data_runs_no_script_in_the_browser(browser, tmp_path_factory):
     tree.write("personas.yaml", "best-overall:\n  name: " + json.dumps('<script>window.__xss=4</script>') +
                "\nlittle-money:\n  name: " + json.dumps("[x](javascript:window.__xss=5)") + "\n")
     site = root / "site"
-    build_fixture(tree, site, ui_edits={"nav.gpus": "<b onmouseover=alert(6)>GPUs</b>", "home.heading": "<script>alert(7)</script>"})  # noqa: E501
+    build_fixture(tree, site, ui_edits={
+        "nav.gpus": "<b onmouseover=alert(6)>GPUs</b>", "home.heading": "<script>alert(7)</script>",
+        # the theme's tooltips insert a header button's title as HTML
+        "theme.to_dark": '"><img src=x onerror="window.__xss=8">'})
     handler = functools.partial(_Quiet, directory=str(site))
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
