@@ -12,6 +12,8 @@ from .schema import CLOUD_PRICING, PRICE_KINDS, Bool, Date, Enum, F, List, Numbe
 WEIGHT_FORMATS = ("f32", "bf16", "f16", "fp8", "int8", "q8_0", "q6_k", "q5_k_m", "q4_k_m", "q4_k_s", "q4_0",
                   "nf4", "awq", "gptq", "mxfp4")
 KV_FORMATS = ("f16", "bf16", "fp8", "q8_0", "q4_0")
+# the kernels that multiply GPTQ/AWQ weights, where a source names the one a run used
+KERNELS = ("cuda-old", "cuda", "exllama", "exllama-v2", "marlin", "triton")
 RUNTIMES = ("llama.cpp", "transformers", "vllm", "sglang", "tensorrt-llm", "mlx", "exllamav2", "pytorch")
 METRICS = ("decode_tokens_per_s", "prefill_tokens_per_s", "peak_memory_gib", "weights_gib", "training_tokens_per_s",
            "training_throughput")
@@ -151,6 +153,8 @@ def rule_result_subject(result, ctx, kp):
             ctx.err(kp, f"a result names its {name} (or, for a training benchmark, a workload)")
     if result.get("metric") == "training_throughput":
         ctx.err(kp + ("metric",), "training_throughput is for workload results; a model result gives training_tokens_per_s")
+    if result.get("kernel") is not None and result.get("weights") not in ("gptq", "awq"):
+        ctx.err(kp + ("kernel",), "kernel names the kernel of GPTQ or AWQ weights (weights: gptq or awq)")
     if result.get("generated_tokens") is not None and result.get("metric") != "decode_tokens_per_s":
         ctx.err(kp + ("generated_tokens",), "generated_tokens describes how a decode_tokens_per_s result was timed")
     if result.get("mode") == "inference" and result.get("metric") == "training_tokens_per_s":
@@ -170,6 +174,8 @@ RESULT = Record({
               doc="inference (default), or the training: full, lora or qlora"),
     "weights": F(Enum(WEIGHT_FORMATS), required=False, doc="model results: the weights' format"),
     "kv_cache": F(Enum(KV_FORMATS), required=False, doc="default f16"),
+    "kernel": F(Enum(KERNELS), required=False,
+                doc="GPTQ/AWQ weights: the kernel that multiplied them, where the source names it"),
     "context": F(Number(integer=True, minimum=0, exclusive_min=False, maximum=100000000), required=False,
                  doc="model results; prefill: prompt tokens; decode: tokens already in context"),
     "batch": F(Number(integer=True, maximum=1000000), doc="sequences at once"),

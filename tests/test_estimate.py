@@ -391,3 +391,55 @@ def test_shipped_training_results_carry_estimates_and_errors(shipped):
     rev_pairs = sum(len(g["values"]) - 1 for g in relative_fit.relative_groups((), bundle.revisions, bundle.gpus))
     count = table["errors"]["training_relative"]["all"]["count"]
     assert count == len([m for m in training if m["estimate"] is not None]) + rev_pairs
+
+
+def test_older_transformers_releases_pay_for_their_expert_loop_and_fp8_synchronize():
+    """transformers before 4.53 ran every expert of an MoE layer one module at a time, 4.53 to 4.x
+    the experts some token chose, 5.0 on grouped kernels; fine-grained FP8 linears waited for the
+    device after each call through 5.3. A measured result's recorded version decides which paths
+    it took, and an estimate without a version (the current release) takes none."""
+    moe, gpu = M["qwen3-30b-a3b"], FIXTURE["gpus"]["a100-sxm4-80gb"]
+    assert speed.runtime_paths("transformers", "4.51.3") == {"expert_loop": "all", "fp8_sync": True}
+    assert speed.runtime_paths("transformers", "4.53.0") == {"expert_loop": "chosen", "fp8_sync": True}
+    assert speed.runtime_paths("transformers", "5.3.0") == {"expert_loop": None, "fp8_sync": True}
+    assert speed.runtime_paths("transformers", "5.4.0") == {"expert_loop": None, "fp8_sync": False}
+    for runtime, version in (("transformers", None), ("transformers", "unknown"), ("vllm", "0.4.0")):
+        assert speed.runtime_paths(runtime, version) == {"expert_loop": None, "fp8_sync": False}
+    layers, experts = moe["layers"], moe["experts"]
+    old = speed.decode_terms(moe, gpu, "bf16", "f16", 1, 1, "transformers", runtime_version="4.51.3")
+    assert old["expert_runs"] == layers * experts and old["sync_calls"] == 0
+    chosen = speed.decode_terms(moe, gpu, "bf16", "f16", 1, 1, "transformers", runtime_version="4.55.0")
+    assert chosen["expert_runs"] == pytest.approx(layers * moe["experts_per_token"])
+    fp8 = speed.decode_terms(moe, gpu, "fp8", "f16", 1, 1, "transformers", runtime_version="4.51.3")
+    assert fp8["sync_calls"] == 4 * layers + 3 * layers * experts
+    dense = speed.decode_terms(M["llama-3-1-8b"], gpu, "fp8", "f16", 1, 1, "transformers", runtime_version="4.51.3")
+    assert dense["expert_runs"] == 0 and dense["sync_calls"] == 7 * 32
+    now = speed.decode_terms(moe, gpu, "fp8", "f16", 1, 1, "transformers")
+    assert now["expert_runs"] == 0 and now["sync_calls"] == 0
+    k = {**speed.DEFAULT_SPEED, "overhead_s_per_expert": 1e-4, "overhead_s_per_sync": 2e-4}
+    assert 1 / speed.decode_from_terms(fp8, k) - 1 / speed.decode_from_terms(now, k) == pytest.approx(
+        1e-4 * layers * experts + 2e-4 * fp8["sync_calls"])
+
+
+def test_a_named_gptq_kernel_gets_its_own_compute_efficiency():
+    """Results that name the kernel of their GPTQ weights are fitted, at least MIN_GROUP of them,
+    with an eff_compute of that kernel (under runtime/backend/kernel); results without a kernel,
+    and estimates, keep the runtime's constants."""
+    models, gpus = {"llama-3-1-8b": M["llama-3-1-8b"]}, {"a100-sxm4-80gb": FIXTURE["gpus"]["a100-sxm4-80gb"]}
+    base = {"model": "llama-3-1-8b", "gpu": "a100-sxm4-80gb", "weights": "gptq", "context": 1, "gpus": 1,
+            "runtime": "transformers", "metric": "decode_tokens_per_s"}
+    plain = {"speed": {"*": {"eff_bw": 0.8, "eff_compute": 0.3, "overhead_s": 0.0}}}
+    # a slow kernel: the measured rate stops growing with the batch, as a compute bound at 1 % would
+    slow = {"speed": {"*": {**plain["speed"]["*"], "eff_compute": 0.01}}}
+    rows, unnamed_rows = [], []
+    for batch in (4, 8, 16, 32, 64) * 2:
+        m = {**base, "batch": batch, "value": 1.0}
+        unnamed_rows.append({**m, "value": fitting.predict(m, models, gpus, plain)})
+        rows.append({**m, "kernel": "cuda-old", "value": fitting.predict(m, models, gpus, slow)})
+    fitted = fitting.fit_constants(models, gpus, unnamed_rows + rows)
+    assert fitted["speed"]["transformers/cuda/cuda-old"]["eff_compute"] < 0.03
+    kernel_row = rows[-1]
+    assert fitting.predict(kernel_row, models, gpus, fitted) == pytest.approx(kernel_row["value"], rel=0.15)
+    assert fitting.predict({**kernel_row, "kernel": None}, models, gpus, fitted) > 2 * kernel_row["value"]
+    too_few = unnamed_rows + rows[:fitting.MIN_GROUP - 1]
+    assert "transformers/cuda/cuda-old" not in fitting.fit_constants(models, gpus, too_few)["speed"]

@@ -224,6 +224,11 @@ CASES = {
         "data/measurements/bench.yaml:15: results[0].generated_tokens: generated_tokens describes how a "
         "decode_tokens_per_s result was timed",
     ),
+    "measurement_kernel_is_for_gptq_or_awq_weights": (
+        lambda t: _with_measurement(t, MEAS_TEXT.replace("    weights: q4_0\n", "    weights: gptq\n    kernel: marlin\n")),
+        lambda t: _with_measurement(t, MEAS_TEXT.replace("    weights: q4_0\n", "    weights: q4_0\n    kernel: marlin\n")),
+        "data/measurements/bench.yaml:12: results[0].kernel: kernel names the kernel of GPTQ or AWQ weights",
+    ),
     "measurement_checkpointing_is_a_training_condition": (
         lambda t: _with_measurement(t, MEAS_TEXT.replace(PREFILL, "metric: peak_memory_gib\n    mode: full\n"
                                                                   "    gradient_checkpointing: false")),

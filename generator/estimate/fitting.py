@@ -15,8 +15,13 @@ Constants (``fit_constants``), all deterministic, no randomness, no external sol
     times a step moves the cache): one joint pattern search over decode results (eff_bw 0.05-1.0,
     overhead 0-50 ms, 0-3 ms per layer, kv_factor 1-40) on a Huber loss of the log ratios
     (squared up to ``HUBER``, linear beyond): a few results on code paths the engine does not model
-    (transformers' expert loop and fp8 kernels, 4-50x off) would otherwise decide the constants
-    every other result shares.
+    (a slow quantized kernel, a host that launches slowly) would otherwise decide the constants
+    every other result shares. Per runtime, where some decode result of the key takes an older
+    release's path (``speed.runtime_paths``), ``overhead_s_per_expert`` and ``overhead_s_per_sync``
+    (0-1 ms each) join the same search.
+  * ``eff_compute`` per runtime/backend/kernel, where at least MIN_GROUP decode results name the
+    kernel of their GPTQ/AWQ weights: a search on those results alone (Huber loss, bounds
+    0.002-1.5), every other constant inherited.
   Prefill is fitted first with the default eff_bw, then decode with that eff_compute, then
   prefill again with the fitted eff_bw.
   * ``moe_prefill`` (how much slower the routed experts' matrix products run in prefill than the
@@ -63,12 +68,13 @@ def _inputs(m: dict, models: dict, gpus: dict):
     kv = m.get("kv_cache") if m.get("kv_cache") in KV_BYTES else "f16"
     return {"model": model, "gpu": gpu, "weights": weights, "kv": kv, "context": max(0, m.get("context") or 0),
             "batch": max(1, m.get("batch") or 1), "gpus": max(1, m.get("gpus") or 1), "runtime": m.get("runtime") or "",
-            "fa": m.get("flash_attention", True) is not False,
+            "fa": m.get("flash_attention", True) is not False, "kernel": m.get("kernel"),
             "checkpointing": m.get("gradient_checkpointing", True) is not False, "value": float(value)}
 
 
-def speed_keys(runtime: str, gpu: dict) -> tuple[str, str, str]:
-    return ("*", runtime, f"{runtime}/{backend(gpu)}")
+def speed_keys(runtime: str, gpu: dict, kernel: str | None = None) -> tuple[str, ...]:
+    keys = ("*", runtime, f"{runtime}/{backend(gpu)}")
+    return keys + (f"{keys[2]}/{kernel}",) if kernel else keys
 
 
 def _terms(m: dict, models: dict, gpus: dict):
@@ -81,7 +87,8 @@ def _terms(m: dict, models: dict, gpus: dict):
         # timed over the whole call: the cache grows from the prompt to prompt + generated tokens,
         # and the prompt's processing is part of the time
         context = x["context"] + generated // 2
-        t = decode_terms(x["model"], x["gpu"], x["weights"], x["kv"], context, x["batch"], x["runtime"], x["gpus"])
+        t = decode_terms(x["model"], x["gpu"], x["weights"], x["kv"], context, x["batch"], x["runtime"], x["gpus"],
+                         runtime_version=m.get("runtime_version"))
         if generated and x["context"] >= 1:
             prompt = prefill_terms(x["model"], x["gpu"], x["weights"], x["context"], x["batch"], x["runtime"], x["gpus"])
             if prompt["compute_s"] is None:
@@ -94,7 +101,7 @@ def _terms(m: dict, models: dict, gpus: dict):
         if t["compute_s"] is None:
             return None
     return {"metric": m["metric"], "terms": t, **whole, "value": x["value"], "log_value": math.log(x["value"]),
-            "keys": speed_keys(x["runtime"], x["gpu"]),
+            "keys": speed_keys(x["runtime"], x["gpu"], x["kernel"]),
             "publisher": m.get("publisher") or m.get("source")}
 
 
@@ -156,9 +163,20 @@ def _search(objective, start: list[float], steps: list[float], lo: list[float], 
     return x
 
 
+def _fit_kernel(points, base: dict) -> dict:
+    """A named kernel's eff_compute, from its decode results alone (Huber loss), the rest inherited."""
+    dec = [p for p in points if p["metric"] == "decode_tokens_per_s"]
+    if len(dec) < MIN_GROUP:
+        return {}
+    x = _search(lambda v: _loss(dec, {**base, "eff_compute": math.exp(v[0])}, "huber"), [math.log(base["eff_compute"])],
+                [0.5], [math.log(0.002)], [math.log(1.5)])
+    return {"eff_compute": round(math.exp(x[0]), 4)}
+
+
 def _fit_key(points, base: dict, kv_traffic: bool = True) -> dict:
     """eff_compute on prefill (and moe_prefill), then the decode constants in one search (with
-    kv_factor where ``kv_traffic`` and the cache weighs enough), then eff_compute again."""
+    kv_factor and the older releases' per-call costs where ``kv_traffic``, per runtime, and the
+    results call for them), then eff_compute again."""
     pre = [p for p in points if p["metric"] == "prefill_tokens_per_s"]
     dec = [p for p in points if p["metric"] == "decode_tokens_per_s"]
     out = {}
@@ -182,11 +200,18 @@ def _fit_key(points, base: dict, kv_traffic: bool = True) -> dict:
         names = ["eff_bw", "overhead_s", "overhead_s_per_layer"]
         if len(long) >= MIN_GROUP and kv_traffic:
             names.append("kv_factor")
+        # the older releases' code paths, where some result of the key takes them
+        names += [n for n, term in (("overhead_s_per_expert", "expert_runs"), ("overhead_s_per_sync", "sync_calls"))
+                  if kv_traffic and any(p["terms"].get(term) for p in dec)]
         # searched in log eff_bw, milliseconds and microseconds, jointly with the cache's traffic
-        scale = {"overhead_s": 1000, "overhead_s_per_layer": 1e6, "kv_factor": 1}
-        lo = {"eff_bw": math.log(0.05), "overhead_s": 0.0, "overhead_s_per_layer": 0.0, "kv_factor": 1.0}
-        hi = {"eff_bw": 0.0, "overhead_s": 50.0, "overhead_s_per_layer": 3000.0, "kv_factor": 40.0}
-        step = {"eff_bw": 0.3, "overhead_s": 2.0, "overhead_s_per_layer": 50.0, "kv_factor": 2.0}
+        scale = {"overhead_s": 1000, "overhead_s_per_layer": 1e6, "kv_factor": 1, "overhead_s_per_expert": 1e6,
+                 "overhead_s_per_sync": 1e6}
+        lo = {"eff_bw": math.log(0.05), "overhead_s": 0.0, "overhead_s_per_layer": 0.0, "kv_factor": 1.0,
+              "overhead_s_per_expert": 0.0, "overhead_s_per_sync": 0.0}
+        hi = {"eff_bw": 0.0, "overhead_s": 50.0, "overhead_s_per_layer": 3000.0, "kv_factor": 40.0,
+              "overhead_s_per_expert": 1000.0, "overhead_s_per_sync": 1000.0}
+        step = {"eff_bw": 0.3, "overhead_s": 2.0, "overhead_s_per_layer": 50.0, "kv_factor": 2.0,
+                "overhead_s_per_expert": 20.0, "overhead_s_per_sync": 20.0}
 
         def unpack(v):
             return {n: math.exp(x) if n == "eff_bw" else x / scale[n] for n, x in zip(names, v, strict=True)}
@@ -194,7 +219,8 @@ def _fit_key(points, base: dict, kv_traffic: bool = True) -> dict:
         x = _search(lambda v: _loss(dec, {**k, **unpack(v)}, "huber"),
                     [math.log(k[n]) if n == "eff_bw" else k[n] * scale[n] for n in names], [step[n] for n in names],
                     [lo[n] for n in names], [hi[n] for n in names])
-        digits = {"eff_bw": 4, "overhead_s": 7, "overhead_s_per_layer": 9, "kv_factor": 3}
+        digits = {"eff_bw": 4, "overhead_s": 7, "overhead_s_per_layer": 9, "kv_factor": 3, "overhead_s_per_expert": 9,
+                  "overhead_s_per_sync": 9}
         for n, v in unpack(x).items():
             k[n] = out[n] = round(v, digits[n])
         fit_pre()
@@ -203,12 +229,18 @@ def _fit_key(points, base: dict, kv_traffic: bool = True) -> dict:
 
 def fit_speed(points) -> dict:
     speed: dict[str, dict] = {}
-    keys = sorted({p["keys"][i] for p in points for i in range(3)}, key=lambda s: (s.count("/") + (s != "*"), s))
+    def level(key: str) -> int:
+        return 0 if key == "*" else key.count("/") + 1
+
+    keys = sorted({k for p in points for k in p["keys"]}, key=lambda s: (level(s), s))
     for key in keys:
-        level = 0 if key == "*" else (2 if "/" in key else 1)
-        mine = [p for p in points if p["keys"][level] == key]
-        chain = mine[0]["keys"][:level] if mine else ()
-        fitted = _fit_key(mine, resolve(speed, chain), kv_traffic=level > 0)
+        n = level(key)
+        mine = [p for p in points if len(p["keys"]) > n and p["keys"][n] == key]
+        chain = mine[0]["keys"][:n] if mine else ()
+        if n == 3:
+            fitted = _fit_kernel(mine, resolve(speed, chain))
+        else:
+            fitted = _fit_key(mine, resolve(speed, chain), kv_traffic=n > 0)
         if fitted:
             speed[key] = fitted
     return speed

@@ -7,8 +7,19 @@ once and the KV cache of every sequence:
             + batch x KV(context) x (kv_factor + copies x (query heads / KV heads - 1))
     step  = max(bytes_gpu / (bandwidth x eff_bw) + bytes_cpu / (cpu_bandwidth x eff_cpu),
                 2 x active_params x batch / (matrix_tflops x eff_compute))
-            + overhead_s + overhead_s_per_layer x layers + comm
+            + overhead_s + overhead_s_per_layer x layers + overhead_s_per_expert x expert runs
+            + overhead_s_per_sync x synchronizing calls + comm
     decode tokens/s = batch / step
+
+Two code paths of older transformers releases are counted where a measured result records its
+version (``runtime_paths``); an estimate without a version is for the current release, which has
+neither, so they add nothing there:
+- the MoE layer ran its experts one module at a time: every expert of the layer, chosen or not,
+  before 4.53; the experts some token chose (the expected distinct ones for the batch) from 4.53;
+  grouped kernels for all experts from 5.0. Each run costs ``overhead_s_per_expert``.
+- fine-grained FP8 weights waited for the device after every linear layer (a synchronize in the
+  FP8 linear's forward, through 5.3), so each such call costs ``overhead_s_per_sync``: 4 per
+  attention block, 3 per dense MLP and 3 per expert run.
 
 kv_factor (fitted per runtime) is how many times a step moves each byte of the cache (1: read once).
 ``KV_COPIES`` is fixed by how a runtime runs attention: transformers copies the cache out to every
@@ -51,18 +62,51 @@ The constants (eff_bw, overhead_s, eff_compute per runtime and vendor backend) c
 from __future__ import annotations
 
 import math
+import re
 
 from .formats import LAYER_SPLIT_RUNTIMES, backend
 from .memory import SERVING_RUNTIMES, expert_fraction, kv_cache_bytes, weights_parts
 
 DEFAULT_SPEED = {"eff_bw": 0.75, "overhead_s": 0.0005, "overhead_s_per_layer": 0.0, "eff_compute": 0.5, "eff_cpu": 0.6,
                  "tp_latency_s": 1.0e-5, "cpu_bandwidth_gbs": 60.0, "pcie_gbs": 25.0, "moe_prefill": 1.0,
-                 "kv_factor": 1.0}
+                 "kv_factor": 1.0, "overhead_s_per_expert": 0.0, "overhead_s_per_sync": 0.0}
 DEFAULT_RELATIVE = {"a": 0.5, "b": 0.5, "c": 0.0, "d": 0.0}
 # transformers copies the cache out to every query head before attention (repeat_kv): each query
 # head beyond the first that shares a KV head costs one write and one read of the cache
 KV_COPIES = {"transformers": 2.0}
 UBATCH = {"llama.cpp": 512, "vllm": 8192, "sglang": 8192, "tensorrt-llm": 8192}
+
+
+def version_tuple(version) -> tuple | None:
+    """'4.51.3' -> (4, 51, 3); None where the version is missing or not numbered."""
+    m = re.match(r"v?(\d+)\.(\d+)(?:\.(\d+))?", str(version or "").strip())
+    return tuple(int(g or 0) for g in m.groups()) if m else None
+
+
+def runtime_paths(runtime: str, version=None) -> dict:
+    """Which of the older code paths counted in decode a runtime release takes (see the module's doc)."""
+    v = version_tuple(version)
+    if runtime != "transformers" or v is None:
+        return {"expert_loop": None, "fp8_sync": False}
+    loop = "all" if v < (4, 53) else "chosen" if v < (5, 0) else None
+    return {"expert_loop": loop, "fp8_sync": v < (5, 4)}
+
+
+def module_runs(model: dict, weights: str, batch: int, paths: dict) -> tuple[float, float]:
+    """Expert module runs and device-synchronizing linear calls per decode step on these paths."""
+    layers, n_exp = model["layers"], int(model.get("experts") or 0)
+    moe_layers = layers - int(model.get("dense_layers") or 0) if n_exp else 0
+    per_layer = 0.0
+    if paths["expert_loop"] == "all":
+        per_layer = n_exp
+    elif paths["expert_loop"] == "chosen":
+        per_layer = n_exp * expert_fraction(model, batch)
+    runs = moe_layers * per_layer
+    syncs = 0.0
+    if paths["fp8_sync"] and weights == "fp8":
+        shared = int(model.get("shared_experts") or 0)
+        syncs = 4 * layers + 3 * (layers - moe_layers) + 3 * moe_layers * shared + 3 * runs
+    return runs, syncs
 
 
 def speed_constants(constants: dict | None, runtime: str, gpu: dict) -> dict:
@@ -97,7 +141,7 @@ def _split(model: dict, w: dict, gpu_layers):
 
 
 def decode_terms(model: dict, gpu: dict, weights: str, kv_cache: str, context: int, batch: int, runtime: str,
-                 gpus: int = 1, gpu_layers=None, constants: dict | None = None) -> dict:
+                 gpus: int = 1, gpu_layers=None, constants: dict | None = None, runtime_version=None) -> dict:
     """The parts of one decode step at efficiency 1, for ``decode_from_terms`` and the fitting."""
     k = speed_constants(constants, runtime, gpu)
     w = weights_parts(model, weights, runtime)
@@ -114,7 +158,8 @@ def decode_terms(model: dict, gpu: dict, weights: str, kv_cache: str, context: i
     flops = 2 * max(p["active"] - (0 if model.get("tied_embeddings") else p["embed"]), 0) * batch
     tflops = matrix_tflops(gpu, weights, runtime) * 1e12
     kv_s = kv * frac / bw / (n if tensor_parallel else 1)
-    return {"mem_s": gpu_bytes / bw / (n if tensor_parallel else 1),
+    runs, syncs = module_runs(model, weights, batch, runtime_paths(runtime, runtime_version))
+    return {"expert_runs": runs, "sync_calls": syncs,"mem_s": gpu_bytes / bw / (n if tensor_parallel else 1),
             "kv_s": kv_s,
             "kv_copy_s": kv_s * KV_COPIES.get(runtime, 0.0) * (query_group(model) - 1),
             "cpu_s": cpu_bytes / (k["cpu_bandwidth_gbs"] * 1e9),
@@ -133,7 +178,8 @@ def query_group(model: dict) -> float:
 def decode_from_terms(t: dict, k: dict) -> float:
     mem = t["mem_s"] + (k["kv_factor"] - 1) * t["kv_s"] + t["kv_copy_s"]
     step = max(mem / k["eff_bw"] + t["cpu_s"] / k["eff_cpu"], t["compute_s"] / k["eff_compute"])
-    return t["batch"] / (step + k["overhead_s"] + k["overhead_s_per_layer"] * t["layers"] + t["comm_s"])
+    paths = k["overhead_s_per_expert"] * t.get("expert_runs", 0.0) + k["overhead_s_per_sync"] * t.get("sync_calls", 0.0)
+    return t["batch"] / (step + k["overhead_s"] + k["overhead_s_per_layer"] * t["layers"] + paths + t["comm_s"])
 
 
 def attention_flops(model: dict, n: float) -> float:
