@@ -85,8 +85,11 @@ def build(config_file: Path, overrides: dict, *, rebuild: set[str] | None = None
     from mkdocs.exceptions import MkDocsException
     from mkdocs.structure.files import File
 
+    from . import search_parser
+
     _quiet_logging()
     _patch_theme()
+    search_parser.install()
     dirty = rebuild is not None
     original_theme_page, original_modified = mk._build_theme_template, File.is_modified
     _PREVIEW["skip_theme_pages"] = dirty

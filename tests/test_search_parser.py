@@ -1,0 +1,113 @@
+"""The search indexer's parser (generator/search_parser.py) reads pages exactly as the theme's does."""
+from __future__ import annotations
+
+import pytest
+from material.plugins.search import plugin
+
+from generator import search_parser
+
+
+def sections(parser_class, html: str) -> list[tuple]:
+    p = parser_class()
+    p.feed(html)
+    p.close()
+    return [(s.el.tag, s.id, s.depth, list(s.title), list(s.text), s.is_excluded()) for s in p.data]
+
+
+def indexed(parser_class, html: str) -> list[tuple]:
+    """The sections the index keeps."""
+    return [s[:5] for s in sections(parser_class, html) if not s[5]]
+
+
+def article(page: str) -> str:
+    return page[page.find("<article"):page.rfind("</article>") + len("</article>")]
+
+
+@pytest.fixture(scope="module")
+def parsers():
+    # the theme's own class, also where an earlier build in this process installed the other
+    return search_parser.Parser, search_parser.TagCountingParser
+
+
+QUIRKS = [
+    # text before any heading, a heading with a permalink, kept tags, whitespace runs
+    '<p>lead\n text</p><h2 id="a">Title <a class="headerlink" href="#a">¶</a></h2><ul><li> x </li><li>  </li></ul>',
+    # an excluded block inside others of its tag; a closing tag of the same name ends the skipping early
+    '<div><div data-search-exclude><div>hidden</div> shown again</div> after</div><p>end</p>',
+    # scripts and styles stay skipped; an excluded script does not unskip them
+    '<p>a<script>var x = "<p>";</script>b</p><script data-search-exclude>y</script><style>p{}</style><p>c</p>',
+    # pre keeps its whitespace and newlines; code inside a title
+    '<h1 id="t">Top <code>x</code></h1><pre><code>a\n\n  b</code></pre>\n\n<p>  </p>',
+    # nested headings, void tags, a heading without id, a table, stray closing tags
+    '<div><h3 id="n">Nested</h3><p>in<br>side</p></div><p>out</p><h4>no id</h4><table><tr><td>1</td></tr></table></span>',
+    '<div class="linenodiv"><pre>1\n2</pre></div><p>after lines</p><h2 id="b">B</h2><sub>2</sub><sup></sup>',
+]
+
+
+@pytest.mark.parametrize("html", QUIRKS)
+def test_the_counting_parser_matches_the_theme_on_its_quirks(parsers, html):
+    original, fast = parsers
+    assert sections(fast, html) == sections(original, html)
+
+
+def test_the_counting_parser_matches_the_theme_on_every_page_of_the_site(built_site, parsers):
+    """Every built page of every language, whole (header, navigation and footer included)."""
+    site, _ = built_site
+    original, fast = parsers
+    pages = sorted(site.rglob("*.html"))
+    assert len(pages) > 400
+    for page in pages:
+        html = page.read_text(encoding="utf-8")
+        assert sections(fast, html) == sections(original, html), page.relative_to(site)
+
+
+@pytest.mark.parametrize(("html", "stripped"), [
+    ('<p>a</p><div class="x" data-search-exclude><p>chart</p></div><p>b</p>',
+     "<p>a</p><div data-search-exclude></div><p>b</p>"),
+    # first on the page: the empty element left in its place opens the page's first section, as the whole did
+    ('<svg data-search-exclude viewBox="0 0 1 1"><text>t</text></svg><h2 id="n">N</h2>',
+     '<svg data-search-exclude></svg><h2 id="n">N</h2>'),
+    # a heading inside starts a section even where nothing is read: the block stays
+    ('<div data-search-exclude><h3 id="h">H</h3><p>x</p></div><p>y</p>',
+     '<div data-search-exclude><h3 id="h">H</h3><p>x</p></div><p>y</p>'),
+    # a nested element of the same name: the theme reads on after its closing tag, so it stays
+    ('<div data-search-exclude><div>a</div>b</div>', '<div data-search-exclude><div>a</div>b</div>'),
+    # the name in a value, a longer attribute name, an excluded heading: untouched
+    ('<div title="data-search-exclude"><p>k</p></div>', '<div title="data-search-exclude"><p>k</p></div>'),
+    ('<div data-search-excluded><p>k</p></div>', '<div data-search-excluded><p>k</p></div>'),
+    ('<h2 id="c" data-search-exclude>C</h2><p>under</p>', '<h2 id="c" data-search-exclude>C</h2><p>under</p>'),
+])
+def test_blocks_the_theme_skips_are_dropped_before_parsing(parsers, html, stripped):
+    original, fast = parsers
+    assert search_parser.strip_excluded(html) == stripped
+    assert indexed(fast, stripped) == indexed(original, html)
+
+
+def test_every_page_indexes_the_same_without_its_skipped_blocks(built_site, parsers):
+    """The content of every built page of every language: what the index keeps is the same when
+    the blocks marked data-search-exclude are dropped before the parse, and most of them are."""
+    site, _ = built_site
+    original, fast = parsers
+    before = after = 0
+    for page in sorted(site.rglob("*.html")):
+        html = article(page.read_text(encoding="utf-8"))
+        lean = search_parser.strip_excluded(html)
+        before, after = before + len(html), after + len(lean)
+        assert indexed(fast, lean) == indexed(original, html), page.relative_to(site)
+    assert after < 0.8 * before
+
+
+def test_install_only_for_the_checked_theme_version(monkeypatch):
+    import material
+
+    saved, saved_add = plugin.Parser, plugin.SearchIndex.add_entry_from_context
+    try:
+        monkeypatch.setattr(material, "__version__", "0.0.0")
+        plugin.Parser = search_parser.Parser
+        assert search_parser.install() is False and plugin.Parser is search_parser.Parser
+        monkeypatch.setattr(material, "__version__", search_parser.THEME_VERSION)
+        assert search_parser.install() is True
+        assert plugin.Parser is search_parser.TagCountingParser
+        assert plugin.SearchIndex.add_entry_from_context is search_parser._add_entry_from_context
+    finally:
+        plugin.Parser, plugin.SearchIndex.add_entry_from_context = saved, saved_add
