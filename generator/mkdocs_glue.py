@@ -20,7 +20,9 @@ _PREVIEW = {"skip_theme_pages": False}
 
 def use_template_cache(folder: Path) -> None:
     """Compile the theme's Jinja templates once: their bytecode is kept in ``folder`` and shared by
-    every build (the four language processes, and each preview rebuild)."""
+    every build (the four language processes, and each preview rebuild). The search index's
+    Chinese word segmentation is kept beside it, one file per language
+    (``generator/search_parser.py``)."""
     global _CACHE_DIR
     folder.mkdir(parents=True, exist_ok=True)
     _CACHE_DIR = folder
@@ -104,6 +106,8 @@ def build(config_file: Path, overrides: dict, *, rebuild: set[str] | None = None
         File.is_modified = is_modified
     try:
         config = load_config(str(config_file), strict=not dirty, **overrides)
+        search_parser.use_segment_cache(None if _CACHE_DIR is None else
+                                        _CACHE_DIR.parent / f"search-segments-{Path(config.docs_dir).name}.json")
         if dirty:
             index = Path(config.site_dir) / "search" / "search_index.json"
             before = index.read_text(encoding="utf-8") if index.is_file() else None
@@ -113,6 +117,7 @@ def build(config_file: Path, overrides: dict, *, rebuild: set[str] | None = None
                 merge_search_index(index, before)
         else:
             mk.build(config)
+        search_parser.save_segment_cache(keep_unused=dirty)
     except MkDocsException as exc:  # Abort in strict mode, config errors
         raise BuildFailed(str(exc)) from exc
     finally:

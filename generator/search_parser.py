@@ -16,14 +16,22 @@ language's MkDocs build.
   measurements), which the parser reads only to skip. ``strip_excluded`` empties those it would
   skip whole before the parse.
 
-``tests/test_search_parser.py`` checks both on every page of the four languages. ``install()``
+- Chinese text is segmented into words by jieba, whose dictionary alone takes about 0.6 s to load
+  in each build. ``use_segment_cache`` keeps each text's segmentation in a file between builds
+  (keyed by the text, the theme's and jieba's versions), so a build whose Chinese text is
+  unchanged loads no dictionary; a new text is segmented by the theme's own code.
+
+``tests/test_search_parser.py`` checks all of it on every page of the four languages. ``install()``
 puts them in place for the pinned theme version only (``THEME_VERSION``); with any other version
 the theme's own code stays, so an upgrade costs time, never a different index.
 """
 from __future__ import annotations
 
+import json
+import os
 import re
 from html import escape
+from pathlib import Path
 
 from material.plugins.search.plugin import Element, Parser, Section, void
 
@@ -170,6 +178,79 @@ class TagCountingParser(Parser):
             self.section.text.append(escape(data, quote=False))
 
 
+class SegmentCache:
+    """The theme's Chinese segmentation of each text, kept in ``path`` between builds."""
+
+    def __init__(self, path: Path, key: str):
+        self.path, self.key = path, key
+        self.known: dict[str, str] = {}
+        self.used: dict[str, str] = {}
+        try:
+            saved = json.loads(path.read_text(encoding="utf-8"))
+            if saved.get("key") == key and isinstance(saved.get("segments"), dict):
+                self.known = saved["segments"]
+        except (OSError, ValueError):
+            pass
+
+    def segment(self, index, text: str) -> str:
+        done = self.used.get(text)
+        if done is None:
+            done = self.known.get(text)
+            if done is None:
+                done = _THEME_SEGMENT(index, text)
+            self.used[text] = done
+        return done
+
+    def save(self, keep_unused: bool) -> None:
+        """Write what this build used (and, for a build of a few pages, what it did not)."""
+        segments = {**self.known, **self.used} if keep_unused else self.used
+        if segments == self.known:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.with_suffix(f".tmp-{os.getpid()}")
+            tmp.write_text(json.dumps({"key": self.key, "segments": segments}, ensure_ascii=False, sort_keys=True),
+                           encoding="utf-8")
+            tmp.replace(self.path)
+        except OSError:
+            pass  # a read-only tree builds, only slower
+        self.known, self.used = segments, {}
+
+
+_THEME_SEGMENT = None
+_CACHE: SegmentCache | None = None
+
+
+def use_segment_cache(path: Path | None) -> SegmentCache | None:
+    """Segment Chinese through a cache kept at ``path`` (None: no cache) for the next builds."""
+    global _CACHE
+    if path is None:
+        _CACHE = None
+        return None
+    try:
+        import jieba
+    except ImportError:
+        return None
+    from material import __version__
+
+    dictionary = Path(jieba.dt.dictionary).name if jieba.dt.dictionary else "default dictionary"
+    key = f"mkdocs-material {__version__}, jieba {jieba.__version__}, {dictionary}"
+    if _CACHE is None or _CACHE.path != path or _CACHE.key != key:
+        _CACHE = SegmentCache(path, key)
+    return _CACHE
+
+
+def save_segment_cache(keep_unused: bool) -> None:
+    if _CACHE is not None and _THEME_SEGMENT is not None:
+        _CACHE.save(keep_unused)
+
+
+def _segment_chinese(self, data):
+    if _CACHE is None:
+        return _THEME_SEGMENT(self, data)
+    return _CACHE.segment(self, data)
+
+
 def install() -> bool:
     """Use the counting parser in the theme's search plugin; False (nothing changed) when the
     installed theme is not the version it was checked against."""
@@ -180,8 +261,11 @@ def install() -> bool:
         return True
     if __version__ != THEME_VERSION:
         return False
+    global _THEME_SEGMENT
     plugin.Parser = TagCountingParser
     plugin.SearchIndex.add_entry_from_context = _add_entry_from_context
+    _THEME_SEGMENT = plugin.SearchIndex._segment_chinese
+    plugin.SearchIndex._segment_chinese = _segment_chinese
     return True
 
 

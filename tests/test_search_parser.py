@@ -1,7 +1,10 @@
 """The search indexer's parser (generator/search_parser.py) reads pages exactly as the theme's does."""
 from __future__ import annotations
 
+import json
+
 import pytest
+from conftest import EPOCH
 from material.plugins.search import plugin
 
 from generator import search_parser
@@ -111,3 +114,51 @@ def test_install_only_for_the_checked_theme_version(monkeypatch):
         assert plugin.SearchIndex.add_entry_from_context is search_parser._add_entry_from_context
     finally:
         plugin.Parser, plugin.SearchIndex.add_entry_from_context = saved, saved_add
+
+
+def test_the_segment_cache_segments_each_text_once_per_key(tmp_path, monkeypatch):
+    calls = []
+
+    def theme_segment(index, text):
+        calls.append(text)
+        return text.replace("中", "\u200b中\u200b")
+
+    monkeypatch.setattr(search_parser, "_THEME_SEGMENT", theme_segment)
+    path = tmp_path / "segments.json"
+    cache = search_parser.SegmentCache(path, "v1")
+    assert [cache.segment(None, t) for t in ("一中", "一中", "二中")] == ["一\u200b中\u200b"] * 2 + ["二\u200b中\u200b"]
+    assert calls == ["一中", "二中"]
+    cache.save(keep_unused=False)
+    again = search_parser.SegmentCache(path, "v1")
+    assert again.segment(None, "一中") == "一\u200b中\u200b" and calls == ["一中", "二中"]
+    again.save(keep_unused=True)  # a build of a few pages keeps what it did not use
+    assert set(json.loads(path.read_text(encoding="utf-8"))["segments"]) == {"一中", "二中"}
+    again.segment(None, "一中")
+    again.save(keep_unused=False)  # a full build keeps only what it used
+    assert set(json.loads(path.read_text(encoding="utf-8"))["segments"]) == {"一中"}
+    other = search_parser.SegmentCache(path, "v2")  # another theme or jieba version: nothing reused
+    other.segment(None, "一中")
+    assert calls == ["一中", "二中", "一中"]
+    path.write_text("{not json", encoding="utf-8")
+    assert search_parser.SegmentCache(path, "v1").known == {}
+
+
+def test_a_chinese_build_reuses_the_segmentation_of_the_last(tmp_path, monkeypatch):
+    """A second build of the Chinese site with the same text segments nothing (jieba is not
+    called, so its dictionary is not loaded), and its search index is the same, byte for byte."""
+    import jieba
+
+    from generator.site import Paths, build_site
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    build_site(Paths(build=tmp_path / "build", site=tmp_path / "a"), ("zh",))
+    saved = json.loads((tmp_path / "build" / ".cache" / "search-segments-zh.json").read_text(encoding="utf-8"))
+    assert len(saved["segments"]) > 100
+
+    def no_jieba(*args, **kwargs):
+        raise AssertionError("jieba was called")
+
+    monkeypatch.setattr(jieba, "cut", no_jieba)
+    build_site(Paths(build=tmp_path / "build", site=tmp_path / "b"), ("zh",))
+    first, second = ((tmp_path / s / "zh" / "search" / "search_index.json").read_bytes() for s in ("a", "b"))
+    assert first == second and "\u200b".encode() in first
