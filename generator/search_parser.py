@@ -248,7 +248,21 @@ def save_segment_cache(keep_unused: bool) -> None:
 def _segment_chinese(self, data):
     if _CACHE is None:
         return _THEME_SEGMENT(self, data)
+    if not _han().search(data):
+        return data.strip("\u200b")  # what the theme's substitution gives a text without Han characters
     return _CACHE.segment(self, data)
+
+
+_HAN = []
+
+
+def _han():
+    """The theme's pattern for a run of Han characters (backrefs' script property), compiled once."""
+    if not _HAN:
+        from backrefs import bre
+
+        _HAN.append(bre.compile(r"(\p{script: Han}+)", bre.UNICODE))
+    return _HAN[0]
 
 
 def install() -> bool:
