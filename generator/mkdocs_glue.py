@@ -106,8 +106,11 @@ def build(config_file: Path, overrides: dict, *, rebuild: set[str] | None = None
         File.is_modified = is_modified
     try:
         config = load_config(str(config_file), strict=not dirty, **overrides)
+        search = config.plugins.get("material/search")
+        settings = ", ".join(f"{k} {getattr(search.config, k, None)}" for k in ("jieba_dict", "jieba_dict_user")
+                             ) if search else ""
         search_parser.use_segment_cache(None if _CACHE_DIR is None else
-                                        _CACHE_DIR.parent / f"search-segments-{Path(config.docs_dir).name}.json")
+                                        _CACHE_DIR.parent / f"search-segments-{Path(config.docs_dir).name}.json", settings)
         if dirty:
             index = Path(config.site_dir) / "search" / "search_index.json"
             before = index.read_text(encoding="utf-8") if index.is_file() else None

@@ -221,8 +221,9 @@ _THEME_SEGMENT = None
 _CACHE: SegmentCache | None = None
 
 
-def use_segment_cache(path: Path | None) -> SegmentCache | None:
-    """Segment Chinese through a cache kept at ``path`` (None: no cache) for the next builds."""
+def use_segment_cache(path: Path | None, settings: str = "") -> SegmentCache | None:
+    """Segment Chinese through a cache kept at ``path`` (None: no cache) for the next builds;
+    ``settings``: the search plugin's dictionary settings, part of the cache's key."""
     global _CACHE
     if path is None:
         _CACHE = None
@@ -233,8 +234,7 @@ def use_segment_cache(path: Path | None) -> SegmentCache | None:
         return None
     from material import __version__
 
-    dictionary = Path(jieba.dt.dictionary).name if jieba.dt.dictionary else "default dictionary"
-    key = f"mkdocs-material {__version__}, jieba {jieba.__version__}, {dictionary}"
+    key = f"mkdocs-material {__version__}, jieba {jieba.__version__}, {settings or 'default dictionary'}"
     if _CACHE is None or _CACHE.path != path or _CACHE.key != key:
         _CACHE = SegmentCache(path, key)
     return _CACHE
