@@ -278,8 +278,9 @@ def install() -> bool:
     global _THEME_SEGMENT
     plugin.Parser = TagCountingParser
     plugin.SearchIndex.add_entry_from_context = _add_entry_from_context
-    _THEME_SEGMENT = plugin.SearchIndex._segment_chinese
-    plugin.SearchIndex._segment_chinese = _segment_chinese
+    if plugin.SearchIndex._segment_chinese is not _segment_chinese:
+        _THEME_SEGMENT = plugin.SearchIndex._segment_chinese
+        plugin.SearchIndex._segment_chinese = _segment_chinese
     return True
 
 

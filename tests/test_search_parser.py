@@ -103,7 +103,8 @@ def test_every_page_indexes_the_same_without_its_skipped_blocks(built_site, pars
 def test_install_only_for_the_checked_theme_version(monkeypatch):
     import material
 
-    saved, saved_add = plugin.Parser, plugin.SearchIndex.add_entry_from_context
+    index = plugin.SearchIndex
+    saved = plugin.Parser, index.add_entry_from_context, index._segment_chinese, search_parser._THEME_SEGMENT
     try:
         monkeypatch.setattr(material, "__version__", "0.0.0")
         plugin.Parser = search_parser.Parser
@@ -112,8 +113,12 @@ def test_install_only_for_the_checked_theme_version(monkeypatch):
         assert search_parser.install() is True
         assert plugin.Parser is search_parser.TagCountingParser
         assert plugin.SearchIndex.add_entry_from_context is search_parser._add_entry_from_context
+        assert index._segment_chinese is search_parser._segment_chinese
+        assert search_parser._THEME_SEGMENT is not search_parser._segment_chinese
+        assert search_parser.install() is True  # again: the theme's segmenter stays the one called
+        assert search_parser._THEME_SEGMENT is not search_parser._segment_chinese
     finally:
-        plugin.Parser, plugin.SearchIndex.add_entry_from_context = saved, saved_add
+        plugin.Parser, index.add_entry_from_context, index._segment_chinese, search_parser._THEME_SEGMENT = saved
 
 
 def test_the_segment_cache_segments_each_text_once_per_key(tmp_path, monkeypatch):
