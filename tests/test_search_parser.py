@@ -115,6 +115,7 @@ def test_install_only_for_the_checked_theme_version(monkeypatch):
         assert plugin.SearchIndex.add_entry_from_context is search_parser._add_entry_from_context
         assert index._segment_chinese is search_parser._segment_chinese
         assert search_parser._THEME_SEGMENT is not search_parser._segment_chinese
+        plugin.Parser = search_parser.Parser  # the theme's parser back, the segmenter still ours
         assert search_parser.install() is True  # again: the theme's segmenter stays the one called
         assert search_parser._THEME_SEGMENT is not search_parser._segment_chinese
     finally:
