@@ -229,6 +229,7 @@ def _fit_key(points, base: dict, kv_traffic: bool = True) -> dict:
 
 def fit_speed(points) -> dict:
     speed: dict[str, dict] = {}
+
     def level(key: str) -> int:
         return 0 if key == "*" else key.count("/") + 1
 

@@ -159,7 +159,7 @@ def decode_terms(model: dict, gpu: dict, weights: str, kv_cache: str, context: i
     tflops = matrix_tflops(gpu, weights, runtime) * 1e12
     kv_s = kv * frac / bw / (n if tensor_parallel else 1)
     runs, syncs = module_runs(model, weights, batch, runtime_paths(runtime, runtime_version))
-    return {"expert_runs": runs, "sync_calls": syncs,"mem_s": gpu_bytes / bw / (n if tensor_parallel else 1),
+    return {"expert_runs": runs, "sync_calls": syncs, "mem_s": gpu_bytes / bw / (n if tensor_parallel else 1),
             "kv_s": kv_s,
             "kv_copy_s": kv_s * KV_COPIES.get(runtime, 0.0) * (query_group(model) - 1),
             "cpu_s": cpu_bytes / (k["cpu_bandwidth_gbs"] * 1e9),
