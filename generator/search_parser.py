@@ -27,6 +27,7 @@ the theme's own code stays, so an upgrade costs time, never a different index.
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -43,7 +44,7 @@ _ATTR = r"""\s+([^\s"'>/=]+)(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?"""
 _EXCLUDED_OPEN = re.compile(r"<(" + "|".join(_BLOCKS) + r")((?:" + _ATTR + r")*)\s*>")
 _ATTR_NAME = re.compile(_ATTR)
 _HEADINGS = frozenset(f"h{x}" for x in range(1, 7))
-_KEEP_SKIPPED = ("script", "style", "object")
+_KEEP_SKIPPED = frozenset(("script", "style", "object"))  # skipped from the start, never unskipped
 
 
 def strip_excluded(html: str) -> str:
@@ -77,7 +78,7 @@ class TagCountingParser(Parser):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.skip_tags = {"object", "script", "style"}
+        self.skip_tags = set(_KEEP_SKIPPED)
         self.open_tags: dict[str, int] = {}
 
     def updatepos(self, i, j):
@@ -253,16 +254,12 @@ def _segment_chinese(self, data):
     return _CACHE.segment(self, data)
 
 
-_HAN = []
-
-
+@functools.cache
 def _han():
     """The theme's pattern for a run of Han characters (backrefs' script property), compiled once."""
-    if not _HAN:
-        from backrefs import bre
+    from backrefs import bre
 
-        _HAN.append(bre.compile(r"(\p{script: Han}+)", bre.UNICODE))
-    return _HAN[0]
+    return bre.compile(r"(\p{script: Han}+)", bre.UNICODE)
 
 
 def install() -> bool:

@@ -173,9 +173,9 @@ def _fit_kernel(points, base: dict) -> dict:
     return {"eff_compute": round(math.exp(x[0]), 4)}
 
 
-def _fit_key(points, base: dict, kv_traffic: bool = True) -> dict:
+def _fit_key(points, base: dict, per_runtime: bool = True) -> dict:
     """eff_compute on prefill (and moe_prefill), then the decode constants in one search (with
-    kv_factor and the older releases' per-call costs where ``kv_traffic``, per runtime, and the
+    kv_factor and the older releases' per-call costs where ``per_runtime`` (never at ``*``) and the
     results call for them), then eff_compute again."""
     pre = [p for p in points if p["metric"] == "prefill_tokens_per_s"]
     dec = [p for p in points if p["metric"] == "decode_tokens_per_s"]
@@ -198,11 +198,11 @@ def _fit_key(points, base: dict, kv_traffic: bool = True) -> dict:
     if len(dec) >= MIN_GROUP:
         long = [p for p in dec if p["terms"]["kv_s"] > 0.1 * p["terms"]["mem_s"]]
         names = ["eff_bw", "overhead_s", "overhead_s_per_layer"]
-        if len(long) >= MIN_GROUP and kv_traffic:
+        if len(long) >= MIN_GROUP and per_runtime:
             names.append("kv_factor")
         # the older releases' code paths, where some result of the key takes them
         names += [n for n, term in (("overhead_s_per_expert", "expert_runs"), ("overhead_s_per_sync", "sync_calls"))
-                  if kv_traffic and any(p["terms"].get(term) for p in dec)]
+                  if per_runtime and any(p["terms"].get(term) for p in dec)]
         # searched in log eff_bw, milliseconds and microseconds, jointly with the cache's traffic
         scale = {"overhead_s": 1000, "overhead_s_per_layer": 1e6, "kv_factor": 1, "overhead_s_per_expert": 1e6,
                  "overhead_s_per_sync": 1e6}
@@ -241,7 +241,7 @@ def fit_speed(points) -> dict:
         if n == 3:
             fitted = _fit_kernel(mine, resolve(speed, chain))
         else:
-            fitted = _fit_key(mine, resolve(speed, chain), kv_traffic=n > 0)
+            fitted = _fit_key(mine, resolve(speed, chain), per_runtime=n > 0)
         if fitted:
             speed[key] = fitted
     return speed
