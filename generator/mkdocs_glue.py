@@ -75,6 +75,25 @@ def _quiet_logging() -> None:
         log.propagate = False
 
 
+def preload(config_file: Path, docs_dir: Path) -> None:
+    """Ready in this process what every language's build would otherwise do again: import MkDocs,
+    the theme's plugins and the Markdown extensions of ``config_file`` (by loading it once, with
+    ``docs_dir`` as its folder of pages), and install the search parser. A full build calls this
+    before it forks its language processes, which then inherit it instead of each paying for it."""
+    from mkdocs.commands import build as _mk  # noqa: F401
+    from mkdocs.config import load_config
+
+    from . import search_parser
+
+    _quiet_logging()
+    _patch_theme()
+    search_parser.install()
+    try:
+        load_config(str(config_file), docs_dir=str(docs_dir))
+    except Exception:  # a broken configuration is reported by the build itself, with its message
+        pass
+
+
 def build(config_file: Path, overrides: dict, *, rebuild: set[str] | None = None, theme_pages: bool = True) -> None:
     """``mkdocs build --strict`` with ``overrides`` applied to the top-level keys.
 

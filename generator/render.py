@@ -144,6 +144,16 @@ def make_env(templates_dir: Path, cache_dir: Path | None = None) -> jinja2.Envir
     return env
 
 
+def preload_templates(templates_dir: Path, cache_dir: Path | None = None) -> int:
+    """Load every page template into the cached environment (from its bytecode where kept), so
+    that processes forked afterwards find them compiled. Returns how many were loaded."""
+    env = make_env(templates_dir, cache_dir)
+    names = env.list_templates(filter_func=lambda name: name.endswith(".j2"))
+    for name in names:
+        env.get_template(name)
+    return len(names)
+
+
 def _charts_for(ds: Dataset, ctx):
     from .charts import charts_for
 

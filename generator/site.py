@@ -323,10 +323,17 @@ def _build_pipelined(ds: Dataset, paths: Paths, parts: dict[str, Path], timings:
     there are cores: no language waits for the others' generation to finish before its MkDocs
     build starts. Timings: ``generate`` is the sum of the languages' generation, each
     ``mkdocs:<lang>`` its own build."""
+    from . import mkdocs_glue
     from .derive import derive
+    from .render import preload_templates
 
     langs = sorted(parts, key=lambda lang: BUILD_ORDER.index(lang) if lang in BUILD_ORDER else len(BUILD_ORDER))
+    # What each language process would otherwise redo is done once here and inherited by the fork:
+    # the derived tables, the page templates' compiled code, and MkDocs with its plugins and
+    # Markdown extensions imported and configured.
     derive(ds).warm()
+    preload_templates(paths.templates, paths.build / ".cache" / "jinja-pages")
+    mkdocs_glue.preload(paths.root / "mkdocs.yml", paths.root / "docs")
     for lang, (gen_s, build_s) in zip(langs, _fork_map(_build_forked, langs, (ds, paths, parts)), strict=True):
         if timings:
             timings.add("generate", gen_s)

@@ -231,3 +231,53 @@ def test_missing_interface_text_is_a_clean_error(tree, tmp_path):
     with pytest.raises(DataError) as info:
         generate(ds, paths, ["en"])
     assert str(info.value.problems[0]).endswith("missing: the page templates need this interface text")
+
+
+_FORK_STATE = r"""
+import json, sys
+from pathlib import Path
+import generator.site as site
+from generator.render import make_env
+
+seen = {}
+def fork_map(fn, items, shared):
+    ds, paths, parts = shared
+    from material.plugins.search import plugin
+    from generator.search_parser import TagCountingParser
+    env = make_env(paths.templates, paths.build / ".cache" / "jinja-pages")
+    seen.update(mkdocs="mkdocs.commands.build" in sys.modules, parser=plugin.Parser is TagCountingParser,
+                templates=sorted(k[1] for k in env.cache.keys()), items=list(items))
+    raise SystemExit(0)
+site._fork_map = fork_map
+paths = site.Paths(root=Path(sys.argv[1]), data=Path(sys.argv[2]), build=Path(sys.argv[3]), site=Path(sys.argv[4]))
+try:
+    site.build_site(paths, ("en", "ko"))
+finally:
+    print(json.dumps(seen))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork") or (os.cpu_count() or 1) < 2, reason="the parallel build forks on two cores or more")
+def test_a_full_build_readies_mkdocs_and_the_templates_before_it_forks(tree, tmp_path):
+    """What every language process would redo is done once in the parent: MkDocs and the theme's
+    plugins imported, the search parser installed, every page template compiled."""
+    import json
+
+    r = subprocess.run([sys.executable, "-c", _FORK_STATE, str(ROOT), str(tree.data), str(tmp_path / "build"),
+                        str(tmp_path / "site")], cwd=ROOT, capture_output=True, text=True,
+                       env={**os.environ, "SOURCE_DATE_EPOCH": EPOCH})
+    seen = json.loads(r.stdout.strip().splitlines()[-1])
+    assert seen["items"] == ["en", "ko"]
+    assert seen["mkdocs"] and seen["parser"]
+    pages = sorted(p.relative_to(ROOT / "templates" / "pages").as_posix() for p in (ROOT / "templates" / "pages").rglob("*.j2"))
+    assert seen["templates"] == pages
+
+
+def test_preloading_a_broken_configuration_leaves_the_error_to_the_build(tmp_path):
+    from generator import mkdocs_glue
+
+    bad = tmp_path / "mkdocs.yml"
+    bad.write_text("site_name: x\ntheme:\n  name: no-such-theme\n", encoding="utf-8")
+    mkdocs_glue.preload(bad, tmp_path)  # no exception: the build itself reports it, with its message
+    with pytest.raises(mkdocs_glue.BuildFailed):
+        mkdocs_glue.build(bad, {"docs_dir": str(tmp_path), "site_dir": str(tmp_path / "site")})
