@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
+import re
 import unicodedata
 
 from markupsafe import Markup
@@ -280,18 +281,43 @@ def _svg(name: str, height: int, title: str, desc: str, body: list[str]) -> str:
                       *body, "</svg>"])
 
 
-def _table(c, caption, headers, rows) -> str:
+class _Table:
+    """A chart's data table, written by :func:`_figure`, which knows the chart's name: a long one
+    carries its first rows and leaves the rest beside the page (``Context.rows``), loaded when the
+    reader opens the table."""
+
+    def __init__(self, caption, headers, rows):
+        self.caption, self.headers, self.rows = caption, headers, rows
+
+    def html(self, c, name: str | None = None) -> str:
+        split = c.rows(re.sub(r"[^a-z0-9-]", "-", name.lower()) + "-data", self.rows) if name else None
+        table_id = f' id="{split.table}"' if split else ""
+        out = ['<div class="wg-table-wrap">', f'<table class="wg-chart__table"{table_id}>', f"<caption>{self.caption}</caption>",
+               "<thead>", "<tr>" + "".join(f'<th scope="col">{h}</th>' for h in self.headers) + "</tr>", "</thead>",
+               f"<tbody{split.attrs if split else ''}>"]
+        for i, row in enumerate(split.items if split else self.rows):
+            if split and i == split.shown:
+                out.append(str(split.cut))
+            cells = [f'<th scope="row">{row[0]}</th>'] + [f"<td>{cell}</td>" for cell in row[1:]]
+            out.append("<tr>" + "".join(cells) + "</tr>")
+        out += ["</tbody>", "</table>", "</div>"]
+        if split and split.split:
+            shown, total = c.num(split.shown), c.num(split.total)
+            note = c.fill("list.rest_rows", shown=shown, total=total)
+            out.append(f'<p class="wg-rest" data-wg-rest-for="{split.table}">{note} '
+                       f'<button type="button" class="md-button" hidden>{c.fill("list.show_all", total=total)}</button></p>')
+        return "\n".join(out)
+
+    def __str__(self) -> str:
+        raise TypeError("a chart's data table is written by _figure, which names it")
+
+
+def _table(c, caption, headers, rows) -> _Table:
     """The data table: the first cell of each row is its header."""
-    out = ['<div class="wg-table-wrap">', '<table class="wg-chart__table">', f"<caption>{caption}</caption>",
-           "<thead>", "<tr>" + "".join(f'<th scope="col">{h}</th>' for h in headers) + "</tr>", "</thead>", "<tbody>"]
-    for row in rows:
-        cells = [f'<th scope="row">{row[0]}</th>'] + [f"<td>{cell}</td>" for cell in row[1:]]
-        out.append("<tr>" + "".join(cells) + "</tr>")
-    out += ["</tbody>", "</table>", "</div>"]
-    return "\n".join(out)
+    return _Table(caption, headers, rows)
 
 
-def _figure(c, name: str, svg: str, table: str, note: str = "") -> Markup:
+def _figure(c, name: str, svg: str, table: _Table | str, note: str = "") -> Markup:
     """A chart with its cue for narrow screens (the plot keeps a readable size and scrolls
     sideways), the line where a tapped point's values appear, an optional note and the data."""
     text = "\n".join([
@@ -302,7 +328,8 @@ def _figure(c, name: str, svg: str, table: str, note: str = "") -> Markup:
         *([f'<p class="wg-chart__picked" aria-live="polite" data-wg-hint="{_e(c.ui_plain("chart.tap_hint"))}"></p>']
           if 'class="pt ' in svg or 'class="seg ' in svg else []),
         *([f'<p class="wg-chart__note">{note}</p>'] if note else []),
-        '<details class="wg-chart__data" data-search-exclude="">', f"<summary>{c.ui('chart.data_table')}</summary>", table, "</details>",  # noqa: E501
+        '<details class="wg-chart__data" data-search-exclude="">', f"<summary>{c.ui('chart.data_table')}</summary>",
+        table.html(c, name) if isinstance(table, _Table) else table, "</details>",
         "</figure>",
     ])
     assert "\n\n" not in text

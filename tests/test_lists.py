@@ -74,8 +74,11 @@ def lists_server(small_lists):
     yield from _serve(small_lists[0], _Quiet)
 
 
-def _open(browser, url, **kw):  # noqa: F811
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, **kw)
+PHONE = {"width": 390, "height": 800}
+
+
+def _open(browser, url, viewport=None, **kw):  # noqa: F811
+    context = browser.new_context(viewport=viewport or {"width": 1280, "height": 900}, **kw)
     page = context.new_page()
     page.set_default_timeout(30000)
     asked = []
@@ -141,5 +144,85 @@ def test_without_javascript_the_carried_rows_and_the_note_show(lists_server, bro
         assert page.locator("#gpu-table tbody tr").count() == 1
         assert page.locator("#gpu-table tbody tr a").first.is_visible()
         assert page.locator(".wg-rest").is_visible() and not page.locator(".wg-rest button").is_visible()
+    finally:
+        context.close()
+
+
+# ------------------------------------------------------------------ tables that grow with the measurements
+# The shipped data has more measured results than a page carries: hundreds on the accuracy page's
+# charts, and on the pages of the most measured cards.
+
+def _most_measured_gpu(site) -> str:
+    pages = [p for p in (site / "gpus").glob("*/measured-table.rows.js")]
+    assert pages, "no GPU page leaves measured results beside it"
+    return max(pages, key=lambda p: p.stat().st_size).parent.name
+
+
+def test_measured_results_and_chart_data_carry_their_first_rows(built_site):
+    import re
+
+    site, _ = built_site
+    limit = render.LIST_ROWS
+    for lang_dir in (site, site / "ko"):
+        html = (lang_dir / "accuracy" / "index.html").read_text(encoding="utf-8")
+        tables = re.findall(r'<table class="wg-chart__table" id="([a-z0-9-]+)">.*?<tbody( data-wg-rest="[^"]+" '
+                            r'data-wg-total="(\d+)")?>(.*?)</tbody>', html, re.S)
+        split = [t for t in tables if t[1]]
+        assert split, "no chart data table on the accuracy page is split"
+        for table, _, total, body in split:
+            carried = body.count("<tr>")
+            rest = _rows_of((lang_dir / "accuracy" / f"{table}.rows.js").read_text(encoding="utf-8"), table)
+            assert carried == limit and carried + rest.count("<tr>") == int(total) > limit
+            assert f'data-wg-rest-for="{table}"' in html
+        assert all(t[3].count("<tr>") <= limit for t in tables)
+    gid = _most_measured_gpu(site)
+    html = (site / "gpus" / gid / "index.html").read_text(encoding="utf-8")
+    total = int(re.search(r'data-wg-rest="measured-table.rows.js" data-wg-total="(\d+)"', html)[1])
+    body = html[html.index('id="measured-table"'):]
+    body = body[:body.index("</tbody>")]
+    rest = _rows_of((site / "gpus" / gid / "measured-table.rows.js").read_text(encoding="utf-8"), "measured-table")
+    assert body.count("<tr>") - 1 == limit  # the header row, then the carried ones
+    assert limit + rest.count("<tr>") == total
+    assert "이 페이지에는" in (site / "ko" / "gpus" / gid / "index.html").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def real_server(built_site):
+    yield from _serve(built_site[0], _Quiet)
+
+
+def test_a_chart_data_table_loads_its_rows_when_opened(real_server, browser):  # noqa: F811
+    context, page, asked = _open(browser, real_server + "/accuracy/", viewport=PHONE)
+    try:
+        name = page.locator("table.wg-chart__table tbody[data-wg-rest]").first.locator("xpath=..").get_attribute("id")
+        table = page.locator(f"#{name}")
+        total = int(table.locator("tbody").get_attribute("data-wg-total"))
+        assert table.locator("tbody tr").count() == render.LIST_ROWS and asked == []  # nothing more on load
+        page.locator(f"figure:has(#{name}) summary").click()
+        page.wait_for_function(f"document.querySelectorAll('#{name} tbody tr').length === {total}")
+        assert len(asked) == 1 and asked[0].endswith(f"/accuracy/{name}.rows.js")
+        assert not page.locator(f"[data-wg-rest-for='{name}']").is_visible()
+        # closed and opened again: nothing is fetched or added twice
+        page.locator(f"figure:has(#{name}) summary").click()
+        page.locator(f"figure:has(#{name}) summary").click()
+        page.wait_for_timeout(200)
+        assert table.locator("tbody tr").count() == total and len(asked) == 1
+    finally:
+        context.close()
+
+
+def test_a_cards_measured_results_load_on_show_all_on_a_phone(real_server, browser, built_site):  # noqa: F811
+    gid = _most_measured_gpu(built_site[0])
+    context, page, asked = _open(browser, real_server + f"/gpus/{gid}/", viewport=PHONE)
+    try:
+        rows = page.locator("#measured-table tbody tr")
+        total = int(page.locator("#measured-table tbody").get_attribute("data-wg-total"))
+        assert rows.count() == render.LIST_ROWS and asked == []
+        button = page.locator("[data-wg-rest-for=measured-table] button")
+        button.scroll_into_view_if_needed()
+        assert button.is_visible() and button.bounding_box()["width"] <= PHONE["width"]
+        button.click()
+        page.wait_for_function(f"document.querySelectorAll('#measured-table tbody tr').length === {total}")
+        assert len(asked) == 1 and not page.locator("[data-wg-rest-for=measured-table]").is_visible()
     finally:
         context.close()

@@ -102,6 +102,13 @@
         e.stopPropagation();
         loadRest(table).then(() => { if (table.wgSort) table.wgSort.sortTable(th); }, (err) => console.error(err));
       }, true);
+      // a chart's data table: its rows come with the first opening of the table
+      const details = table.closest("details");
+      if (details) {
+        const opened = () => { if (details.open) loadRest(table).catch((err) => console.error(err)); };
+        details.addEventListener("toggle", opened);
+        opened();
+      }
       const id = decodeURIComponent(location.hash.slice(1));
       if (id && !document.getElementById(id)) {
         loadRest(table).then(() => { const row = document.getElementById(id); if (row) row.scrollIntoView(); }, (err) => console.error(err));
