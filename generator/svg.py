@@ -305,7 +305,7 @@ class _Table:
             shown, total = c.num(split.shown), c.num(split.total)
             note = c.fill("list.rest_rows", shown=shown, total=total)
             out.append(f'<p class="wg-rest" data-wg-rest-for="{split.table}">{note} '
-                       f'<button type="button" class="md-button" hidden>{c.fill("list.show_all", total=total)}</button></p>')
+                       f'<button type="button" class="md-button" hidden="">{c.fill("list.show_all", total=total)}</button></p>')
         return "\n".join(out)
 
     def __str__(self) -> str:
