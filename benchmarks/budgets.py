@@ -33,8 +33,10 @@ def rows() -> list[tuple[str, str, str, bool | None]]:
             out.append((f"preview: the open page's step at {factor}x (in-process, median)", f"{steps[factor]:.2f}s",
                         "<= 1.5s at every scale", steps[factor] <= 1.5))
         b = preview["builds"]
-        out.append((f"full build: four languages against one ({b['cores']} cores)",
-                    f"{b['four']:.1f}s / {b['one']:.1f}s = {b['four'] / b['one']:.2f}x", "<= 2.0x", b["four"] / b["one"] <= 2.0))
+        ratio = b.get("ratio", b["four"] / b["one"])  # the median over interleaved pairs, where measured
+        pairs = f", median of {len(b['ratios'])} pairs" if "ratios" in b else ""
+        out.append((f"full build: four languages against one ({b['cores']} cores{pairs})",
+                    f"{b['four']:.1f}s / {b['one']:.1f}s, {ratio:.2f}x", "<= 2.0x", ratio <= 2.0))
         out.append(("full build: English byte-identical alone and with the others", str(b["identical"]), "True",
                     b["identical"]))
     if pages:
