@@ -18,6 +18,8 @@ RUNTIMES = ("llama.cpp", "transformers", "vllm", "sglang", "tensorrt-llm", "mlx"
 METRICS = ("decode_tokens_per_s", "prefill_tokens_per_s", "peak_memory_gib", "weights_gib", "training_tokens_per_s",
            "training_throughput")
 MODES = ("inference", "full", "lora", "qlora")
+# training optimizers, as generator/estimate/formats.py counts their state
+OPTIMIZERS = ("adamw", "adamw-8bit", "paged-adamw-8bit", "sgd")
 # Training benchmarks that are not LLMs of data/models: a result names one of them in place of a
 # model, and its value (metric training_throughput) is in the benchmark's own unit per second, so
 # it compares across cards within one workload and source only. Proper names, not translated.
@@ -162,6 +164,8 @@ def rule_result_subject(result, ctx, kp):
     training = result.get("mode") not in (None, "inference") or result.get("metric") == "training_tokens_per_s"
     if result.get("gradient_checkpointing") is not None and not training:
         ctx.err(kp + ("gradient_checkpointing",), "gradient_checkpointing describes a training run (mode full, lora or qlora)")
+    if result.get("optimizer") is not None and not training:
+        ctx.err(kp + ("optimizer",), "optimizer describes a training run (mode full, lora or qlora)")
 
 
 RESULT = Record({
@@ -184,6 +188,8 @@ RESULT = Record({
     "flash_attention": F(Bool(), required=False),
     "gradient_checkpointing": F(Bool(), required=False,
                                 doc="training results: activations recomputed in the backward pass (default: on)"),
+    "optimizer": F(Enum(tuple(OPTIMIZERS)), required=False,
+                   doc="training results: the optimizer, where the source names it (default: adamw)"),
     "metric": F(Enum(METRICS)),
     "value": F(Number(maximum=1e9)),
     "url": F(Url(), required=False, doc="a more precise link than the file's"),

@@ -633,6 +633,34 @@ def test_llm_korean_labels(server, page):  # noqa: F811
     assert scope.locator('[data-wg-err="context"]').inner_text() == _ko("calc.err.positive")
 
 
+def test_llm_optimizer_moves_the_state_and_the_address_keeps_it(server, page, browser):  # noqa: F811
+    page.goto(server + "/ko" + LLM_URL)
+    wait_ready(page, "llm")
+    scope = root_of(page, "llm")
+    assert llm_field(page, "opt").is_disabled()  # inference trains nothing
+    assert scope.locator('label[for="wg-llm-opt"]').inner_text().strip() == _ko("calc.llm.optimizer")
+    llm_field(page, "mode").select_option("full")
+    adamw = last(page, "llm")
+    assert adamw["basis"]["optimizer"] == "adamw" and not llm_field(page, "opt").is_disabled()
+    llm_field(page, "opt").select_option("paged-adamw-8bit")
+    paged = last(page, "llm")
+    assert paged["basis"]["optimizer"] == "paged-adamw-8bit" and paged["memory"]["host_bytes"] > 0
+    assert paged["memory"]["total_bytes"] < adamw["memory"]["total_bytes"]
+    shown = shown_number(llm_out(page, "v_optimizer"))
+    assert abs(shown - paged["memory"]["optimizer_bytes"] / 2**30) < 0.006
+    host = f"{paged['memory']['host_bytes'] / 2**30:,.2f}"
+    fit = llm_out(page, "o_fit")
+    assert host in fit and re.search(r"[\uac00-\ud7a3]", fit), fit
+    assert "opt=paged-adamw-8bit" in page.url
+    fresh = browser.new_context().new_page()
+    try:
+        fresh.goto(page.url)
+        wait_ready(fresh, "llm")
+        assert last(fresh, "llm") == paged and llm_field(fresh, "opt").input_value() == "paged-adamw-8bit"
+    finally:
+        fresh.context.close()
+
+
 def test_llm_total_visible_on_a_phone_without_scrolling(server, browser):  # noqa: F811
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     pg = context.new_page()

@@ -75,6 +75,9 @@ def test_fixture_covers_every_format_precision_and_feature():
     assert set(formats.WEIGHT_FORMATS) <= weights
     kvs = {c["options"].get("kv_cache", "f16") for c in FIXTURE["cases"] if "expect" in c}
     assert set(formats.KV_BYTES) <= kvs
+    optimizers = {c["options"].get("optimizer", "adamw") for c in FIXTURE["cases"] if "expect" in c and c["options"].get("mode")
+                  not in (None, "inference")}
+    assert set(formats.OPTIMIZERS) <= optimizers
     for part in ("moe-", "mla-", "sliding-", "multi-gpu-", "unified-", "offload-", "training-", "bad-"):
         assert any(i.startswith(part) for i in ids), part
 

@@ -98,3 +98,19 @@ def test_invalid_data_exits_1_with_problems(tmp_path):
     rc, out, err = cli("--gpu", "rtx-4090", "--model", "llama-2-7b", data=copy)
     assert rc == 1
     assert "memory_gbx" in err and "Traceback" not in err
+
+
+def test_the_optimizer_moves_the_training_state_and_is_in_the_basis():
+    base = ("--gpu", "a100-sxm4-80gb", "--model", "llama-3-1-8b", "--mode", "full", "--format", "json")
+    runs = {}
+    for opt in ("adamw", "paged-adamw-8bit"):
+        rc, out, err = cli(*base, "--optimizer", opt)
+        assert rc == 0, err
+        runs[opt] = json.loads(out)
+        assert runs[opt]["basis"]["optimizer"] == opt
+    adamw, paged = runs["adamw"]["memory"], runs["paged-adamw-8bit"]["memory"]
+    assert paged["host_bytes"] > 0 == adamw["host_bytes"]
+    # the paged state leaves the card: AdamW's 8 bytes per parameter, less nothing else
+    assert adamw["total_bytes"] - paged["total_bytes"] == pytest.approx(4 * paged["host_bytes"])
+    rc, out, err = cli(*base)
+    assert rc == 0 and json.loads(out)["memory"] == adamw

@@ -235,6 +235,12 @@ CASES = {
         lambda t: _with_measurement(t, MEAS_TEXT.replace(PREFILL, "metric: peak_memory_gib\n    gradient_checkpointing: false")),
         "data/measurements/bench.yaml:15: results[0].gradient_checkpointing: gradient_checkpointing describes a training run",
     ),
+    "measurement_optimizer_is_a_training_condition": (
+        lambda t: _with_measurement(t, MEAS_TEXT.replace(PREFILL, "metric: peak_memory_gib\n    mode: full\n"
+                                                                  "    optimizer: paged-adamw-8bit")),
+        lambda t: _with_measurement(t, MEAS_TEXT.replace(PREFILL, "metric: peak_memory_gib\n    optimizer: adamw-8bit")),
+        "data/measurements/bench.yaml:15: results[0].optimizer: optimizer describes a training run",
+    ),
     "price_cloud_names_its_instance": (
         lambda t: t.write(PRICE, PRICE_TEXT),
         lambda t: t.write(PRICE, PRICE_TEXT.replace("    instance: x8\n", "")),

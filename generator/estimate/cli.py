@@ -10,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-from .formats import CLI_RUNTIMES, GIB, KV_BYTES, MODES, WEIGHT_FORMATS
+from .formats import CLI_RUNTIMES, GIB, KV_BYTES, MODES, OPTIMIZERS, WEIGHT_FORMATS
 
 CLI_WEIGHTS = [w for w in WEIGHT_FORMATS if w not in ("q4_k_s", "mxfp4")] + ["q4_k_s", "mxfp4"]
 
@@ -26,6 +26,7 @@ MESSAGES = {
     "est.err.runtime": "unknown --runtime",
     "est.err.weights": "unknown --weights",
     "est.err.kv_cache": "unknown --kv-cache",
+    "est.err.optimizer": "unknown --optimizer",
     "est.err.gpu_layers": "--gpu-layers must be between 0 and the model's {layers} layers",
     "est.err.gguf_runtime": "{weights} is a GGUF format: only llama.cpp runs it, not {runtime}",
     "est.err.format_runtime": "llama.cpp does not load {weights} weights; use a GGUF format (q8_0, q4_k_m, ...) or f16",
@@ -76,6 +77,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--no-flash-attention", action="store_true")
     p.add_argument("--no-checkpointing", action="store_true", help="training without gradient checkpointing")
     p.add_argument("--lora-rank", type=int, default=16)
+    p.add_argument("--optimizer", choices=list(OPTIMIZERS), default="adamw",
+                   help="training: the optimizer's state per trainable parameter (paged-adamw-8bit keeps it in host memory)")
     p.add_argument("--training-relative", action="store_true", help="training throughput relative to --reference")
     p.add_argument("--reference", help="reference GPU id (default: the latest revision's, rtx-4090)")
     p.add_argument("--format", choices=["text", "json"], default="text")
@@ -208,7 +211,7 @@ def run(args) -> int:
             options = {"mode": args.mode, "weights": args.weights, "kv_cache": args.kv_cache, "context": args.context,
                        "batch": args.batch, "runtime": args.runtime, "gpus": args.gpus, "gpu_layers": args.gpu_layers,
                        "flash_attention": not args.no_flash_attention, "checkpointing": not args.no_checkpointing,
-                       "lora_rank": args.lora_rank}
+                       "lora_rank": args.lora_rank, "optimizer": args.optimizer}
             estimate(model, gpu, options, {})  # reject impossible input before fitting the constants
             result = estimate(model, gpu, options, published(bundle, args.reference))
     except UsageError as exc:

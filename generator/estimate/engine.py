@@ -13,6 +13,7 @@ from .formats import (
     KV_BY_RUNTIME,
     KV_BYTES,
     MODES,
+    OPTIMIZERS,
     RUNTIMES,
     WEIGHT_FORMATS,
     default_runtime,
@@ -30,7 +31,7 @@ from .memory import (
 from .speed import decode_tokens_per_s, matrix_tflops, prefill_tokens_per_s, relative_training, speed_constants
 
 DEFAULTS = {"mode": "inference", "kv_cache": "f16", "context": 4096, "batch": 1, "gpus": 1, "flash_attention": True,
-            "checkpointing": True, "lora_rank": 16, "gpu_layers": None}
+            "checkpointing": True, "lora_rank": 16, "gpu_layers": None, "optimizer": "adamw"}
 TRAINING_WEIGHTS = ("f32", "bf16", "f16")
 MAX_CONTEXT_SEARCH = 1 << 24
 
@@ -84,14 +85,10 @@ def resolve_options(options: dict | None) -> dict:
 
 
 def check_options(o: dict, model: dict) -> None:
-    if o["mode"] not in MODES:
-        raise EstimateError("est.err.mode")
-    if o["runtime"] not in RUNTIMES:
-        raise EstimateError("est.err.runtime")
-    if o["weights"] not in WEIGHT_FORMATS:
-        raise EstimateError("est.err.weights")
-    if o["kv_cache"] not in KV_BYTES:
-        raise EstimateError("est.err.kv_cache")
+    for name, allowed in (("mode", MODES), ("runtime", RUNTIMES), ("weights", WEIGHT_FORMATS), ("kv_cache", KV_BYTES),
+                          ("optimizer", OPTIMIZERS)):
+        if o[name] not in allowed:
+            raise EstimateError(f"est.err.{name}")
     for name in ("context", "batch", "gpus", "lora_rank"):
         if not _pos_int(o[name]):
             raise EstimateError("est.err.positive", {"field": name})
@@ -129,7 +126,8 @@ def _memory(model: dict, o: dict, constants: dict | None, context: int) -> dict:
         return inference_memory(model, o["weights"], o["kv_cache"], context, o["batch"], o["runtime"], o["gpus"],
                                 o["gpu_layers"], o["flash_attention"], constants)
     return training_memory(model, o["mode"], "bf16" if o["mode"] == "qlora" else o["weights"], context, o["batch"],
-                           o["gpus"], o["lora_rank"], o["checkpointing"], o["flash_attention"], constants, o["runtime"])
+                           o["gpus"], o["lora_rank"], o["checkpointing"], o["flash_attention"], constants, o["runtime"],
+                           o["optimizer"])
 
 
 def max_context(model: dict, o: dict, constants: dict | None, limit_bytes: float):
@@ -185,7 +183,7 @@ def estimate(model: dict, gpu: dict, options: dict | None = None, table: dict | 
     basis = {"model": model.get("id"), "gpu": gpu.get("id"), "mode": o["mode"], "weights": o["weights"],
              "kv_cache": o["kv_cache"], "context": o["context"], "batch": o["batch"], "gpus": o["gpus"],
              "runtime": o["runtime"], "flash_attention": o["flash_attention"], "checkpointing": o["checkpointing"],
-             "lora_rank": o["lora_rank"], "gpu_layers": mem["gpu_layers"],
+             "lora_rank": o["lora_rank"], "optimizer": o["optimizer"], "gpu_layers": mem["gpu_layers"],
              "bits_per_weight": mem.get("bits_per_weight"), "weights_file_bytes": mem["weights_file_bytes"],
              "usable_bytes": usable, "memory_bandwidth_gbs": gpu["memory_bandwidth_gbs"],
              "matrix_tflops": matrix_tflops(gpu, o["weights"], o["runtime"]),

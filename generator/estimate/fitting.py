@@ -69,7 +69,8 @@ def _inputs(m: dict, models: dict, gpus: dict):
     return {"model": model, "gpu": gpu, "weights": weights, "kv": kv, "context": max(0, m.get("context") or 0),
             "batch": max(1, m.get("batch") or 1), "gpus": max(1, m.get("gpus") or 1), "runtime": m.get("runtime") or "",
             "fa": m.get("flash_attention", True) is not False, "kernel": m.get("kernel"),
-            "checkpointing": m.get("gradient_checkpointing", True) is not False, "value": float(value)}
+            "checkpointing": m.get("gradient_checkpointing", True) is not False, "optimizer": m.get("optimizer") or "adamw",
+            "value": float(value)}
 
 
 def speed_keys(runtime: str, gpu: dict, kernel: str | None = None) -> tuple[str, ...]:
@@ -259,7 +260,7 @@ def _predict_peak(x: dict, constants: dict) -> float:
     if x["mode"] != "inference":
         r = training_memory(x["model"], x["mode"], x["weights"] if x["mode"] != "qlora" else "bf16", x["context"],
                             x["batch"], x["gpus"], checkpointing=x["checkpointing"], flash_attention=x["fa"],
-                            constants=constants, runtime="transformers")
+                            constants=constants, runtime="transformers", optimizer_name=x["optimizer"])
     else:
         r = inference_memory(x["model"], x["weights"], x["kv"], max(1, x["context"]), x["batch"], x["runtime"],
                              x["gpus"], flash_attention=x["fa"], constants=constants)

@@ -56,6 +56,14 @@ KV_BYTES: dict[str, float] = {"f16": 2.0, "bf16": 2.0, "fp8": 1.0, "q8_0": 8.5 /
 RUNTIMES = ("llama.cpp", "transformers", "vllm", "sglang", "tensorrt-llm", "mlx", "exllamav2", "pytorch")
 CLI_RUNTIMES = ("llama.cpp", "transformers", "vllm")
 MODES = ("inference", "full", "lora", "qlora")
+# Training optimizers: bytes of state each holds per trainable parameter on the GPU, and in host
+# memory. AdamW: two fp32 moments; bitsandbytes' 8-bit AdamW: two 8-bit moments (block-wise
+# scales are a fraction of a percent more); its paged variant keeps them in memory the driver
+# moves to the host when the GPU runs short, so they need not fit on the card; SGD: one fp32
+# momentum buffer. Mixed-precision full fine-tuning adds the fp32 master weights (4 B) whatever
+# the optimizer.
+OPTIMIZERS: dict[str, tuple[float, float]] = {"adamw": (8.0, 0.0), "adamw-8bit": (2.0, 0.0),
+                                              "paged-adamw-8bit": (0.0, 2.0), "sgd": (4.0, 0.0)}
 # runtimes that split a model by layers over several GPUs (one GPU works at a time during decode);
 # the others use tensor parallelism (every GPU reads its slice of every layer at once).
 LAYER_SPLIT_RUNTIMES = ("llama.cpp", "transformers", "pytorch", "mlx", "exllamav2")

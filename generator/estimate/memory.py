@@ -37,6 +37,9 @@ Workspace (``workspace``), per GPU:
 Training (``training_memory``):
 - full, mixed precision: 16-bit weights (2 B) + 16-bit gradients (2 B) + fp32 master weights (4 B)
   + AdamW's two fp32 moments (8 B) = 16 B per parameter; in f32: 4 + 4 + 8 = 16 B, no master copy.
+- the optimizer's state per trainable parameter (``formats.OPTIMIZERS``): AdamW 8 B (the
+  default), 8-bit AdamW 2 B, SGD with momentum 4 B; paged 8-bit AdamW keeps its 2 B in memory the
+  driver moves to the host under pressure, counted in ``host_bytes``, not on the GPU.
 - LoRA: the frozen 16-bit base, plus rank-r adapters A (r x in) and B (out x r) on q, k, v, o and
   the MLP's gate, up and down projections (each expert's, for MoE), kept in fp32 with fp32
   gradients and AdamW moments: 16 B per adapter parameter.
@@ -64,7 +67,7 @@ from __future__ import annotations
 
 import math
 
-from .formats import GIB, KV_BYTES, LAYER_SPLIT_RUNTIMES, WEIGHT_FORMATS
+from .formats import GIB, KV_BYTES, LAYER_SPLIT_RUNTIMES, OPTIMIZERS, WEIGHT_FORMATS
 
 DEFAULT_MEMORY = {
     "llama.cpp": {"overhead_bytes": 0.35 * GIB, "act_scale": 1.0},
@@ -244,15 +247,16 @@ def lora_params(model: dict, rank: int) -> float:
 
 def training_memory(model: dict, mode: str, weights: str, context: int, batch: int, gpus: int = 1,
                     lora_rank: int = 16, checkpointing: bool = True, flash_attention: bool = True,
-                    constants: dict | None = None, runtime: str = "transformers") -> dict:
+                    constants: dict | None = None, runtime: str = "transformers", optimizer_name: str = "adamw") -> dict:
     """Bytes per GPU of full fine-tuning, LoRA or QLoRA, with their parts."""
     p = param_breakdown(model)
     wide = weights == "f32"
+    state, host_state = OPTIMIZERS[optimizer_name]
     if mode == "full":
         trainable = p["total"]
         base = trainable * (4 if wide else 2)
         grads = trainable * (4 if wide else 2)
-        optimizer = trainable * (8 if wide else 12)  # AdamW moments (+ fp32 master weights in mixed precision)
+        optimizer = trainable * (state + (0 if wide else 4))  # the optimizer's state (+ fp32 master weights in mixed precision)
         dequant = 0.0
     else:
         trainable = lora_params(model, lora_rank)
@@ -262,7 +266,8 @@ def training_memory(model: dict, mode: str, weights: str, context: int, batch: i
         dequant = 2 * h * max(inter, model["attention_heads"] * model["head_dim"]) if mode == "qlora" else 0.0
         base += trainable * 4
         grads = trainable * 4
-        optimizer = trainable * 8
+        optimizer = trainable * state
+    host = trainable * host_state
     h, heads, kv, d = model["hidden_size"], model["attention_heads"], model["kv_heads"], model["head_dim"]
     inter = _i(model, "intermediate_size", 4 * h)
     scale = 2 if wide else 1
@@ -278,5 +283,5 @@ def training_memory(model: dict, mode: str, weights: str, context: int, batch: i
     total = states + dequant + acts + k["overhead_bytes"]
     return {"weights_bytes": base / n + dequant, "kv_cache_bytes": 0.0, "activations_bytes": acts,
             "overhead_bytes": k["overhead_bytes"], "gradients_bytes": grads / n, "optimizer_bytes": optimizer / n,
-            "total_bytes": total, "host_bytes": 0.0, "trainable_params": trainable,
+            "total_bytes": total, "host_bytes": host / n, "trainable_params": trainable,
             "weights_file_bytes": base, "gpu_layers": layers}

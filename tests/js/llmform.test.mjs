@@ -177,3 +177,20 @@ test("a catalogue model's fields round-trip through the custom form", () => {
   assert.equal(ev.model.experts, Number(a.experts));
   assert.equal(ev.model.experts_per_token, Number(a.experts_k));
 });
+
+test("the optimizer sets the training state, the paged one in host memory; an address without it trains with AdamW", () => {
+  const near = (a, b) => assert.ok(Math.abs(a - b) < 1e-6 * b, `${a} != ${b}`);
+  const full = (opt) => L.evaluate(raw({ mode: "full", weights: "bf16", ...(opt ? { opt } : {}) }), ctx);
+  const adamw = full("adamw"), eight = full("adamw-8bit"), paged = full("paged-adamw-8bit"), none = full(null);
+  for (const ev of [adamw, eight, paged, none]) assert.deepEqual(ev.errors, {});
+  assert.deepEqual(none.result, adamw.result);
+  const params = adamw.result.basis.trainable_params;
+  // AdamW 8 B + a 4 B fp32 master copy; 8-bit AdamW 2 B + the master; paged: the master only on the card
+  near(adamw.result.memory.optimizer_bytes, params * 12);
+  near(eight.result.memory.optimizer_bytes, params * 6);
+  near(paged.result.memory.optimizer_bytes, params * 4);
+  near(paged.result.memory.host_bytes, params * 2);
+  near(adamw.result.memory.total_bytes - paged.result.memory.total_bytes, params * 8);
+  assert.equal(paged.options.optimizer, "paged-adamw-8bit");
+  assert.equal(full("adam-9bit").errors.opt.key, "calc.err.choice");
+});

@@ -26,6 +26,8 @@ export const WEIGHT_FORMATS = {
 export const KV_BYTES = { f16: 2, bf16: 2, fp8: 1, q8_0: 8.5 / 8, q4_0: 4.5 / 8 };
 export const RUNTIMES = ["llama.cpp", "transformers", "vllm", "sglang", "tensorrt-llm", "mlx", "exllamav2", "pytorch"];
 export const MODES = ["inference", "full", "lora", "qlora"];
+// Training optimizers: [bytes of state per trainable parameter on the GPU, in host memory] (formats.py).
+export const OPTIMIZERS = { adamw: [8, 0], "adamw-8bit": [2, 0], "paged-adamw-8bit": [0, 2], sgd: [4, 0] };
 export const LAYER_SPLIT_RUNTIMES = ["llama.cpp", "transformers", "pytorch", "mlx", "exllamav2"];
 export const KV_BY_RUNTIME = {
   "llama.cpp": ["f16", "bf16", "q8_0", "q4_0"],
@@ -60,7 +62,7 @@ export const UNIFIED_SHARE_DEFAULT = 0.75;
 export const UBATCH = { "llama.cpp": 512, vllm: 8192, sglang: 8192, "tensorrt-llm": 8192 };
 export const DEFAULTS = {
   mode: "inference", kv_cache: "f16", context: 4096, batch: 1, gpus: 1, flash_attention: true,
-  checkpointing: true, lora_rank: 16, gpu_layers: null,
+  checkpointing: true, lora_rank: 16, gpu_layers: null, optimizer: "adamw",
 };
 const TRAINING_WEIGHTS = ["f32", "bf16", "f16"];
 const MAX_CONTEXT_SEARCH = 1 << 24;
@@ -207,15 +209,16 @@ export function loraParams(model, rank) {
 }
 
 export function trainingMemory(model, mode, weights, context, batch, gpus = 1, loraRank = 16, checkpointing = true,
-  flashAttention = true, constants = null, runtime = "transformers") {
+  flashAttention = true, constants = null, runtime = "transformers", optimizerName = "adamw") {
   const p = paramBreakdown(model);
   const wide = weights === "f32";
+  const [state, hostState] = OPTIMIZERS[optimizerName];
   let trainable, base, grads, optimizer, dequant;
   if (mode === "full") {
     trainable = p.total;
     base = trainable * (wide ? 4 : 2);
     grads = trainable * (wide ? 4 : 2);
-    optimizer = trainable * (wide ? 8 : 12);
+    optimizer = trainable * (state + (wide ? 0 : 4)); // the optimizer's state (+ fp32 master weights in mixed precision)
     dequant = 0;
   } else {
     trainable = loraParams(model, loraRank);
@@ -225,8 +228,9 @@ export function trainingMemory(model, mode, weights, context, batch, gpus = 1, l
     dequant = mode === "qlora" ? 2 * h0 * Math.max(inter0, model.attention_heads * model.head_dim) : 0;
     base += trainable * 4;
     grads = trainable * 4;
-    optimizer = trainable * 8;
+    optimizer = trainable * state;
   }
+  const host = trainable * hostState;
   const h = model.hidden_size, heads = model.attention_heads, kv = model.kv_heads, d = model.head_dim;
   const inter = num(model, "intermediate_size", 4 * h);
   const scale = wide ? 2 : 1;
@@ -241,7 +245,7 @@ export function trainingMemory(model, mode, weights, context, batch, gpus = 1, l
   const total = states + dequant + acts + k.overhead_bytes;
   return {
     weights_bytes: base / n + dequant, kv_cache_bytes: 0, activations_bytes: acts, overhead_bytes: k.overhead_bytes,
-    gradients_bytes: grads / n, optimizer_bytes: optimizer / n, total_bytes: total, host_bytes: 0,
+    gradients_bytes: grads / n, optimizer_bytes: optimizer / n, total_bytes: total, host_bytes: host / n,
     trainable_params: trainable, weights_file_bytes: base, gpu_layers: layers,
   };
 }
@@ -426,6 +430,7 @@ export function checkOptions(o, model) {
   if (!RUNTIMES.includes(o.runtime)) throw new EstimateError("est.err.runtime");
   if (!(o.weights in WEIGHT_FORMATS)) throw new EstimateError("est.err.weights");
   if (!(o.kv_cache in KV_BYTES)) throw new EstimateError("est.err.kv_cache");
+  if (!Object.hasOwn(OPTIMIZERS, o.optimizer)) throw new EstimateError("est.err.optimizer");
   for (const name of ["context", "batch", "gpus", "lora_rank"]) {
     if (!posInt(o[name])) throw new EstimateError("est.err.positive", { field: name });
   }
@@ -464,7 +469,7 @@ function memoryFor(model, o, constants, context) {
     return inferenceMemory(model, o.weights, o.kv_cache, context, o.batch, o.runtime, o.gpus, o.gpu_layers, o.flash_attention, constants);
   }
   return trainingMemory(model, o.mode, o.mode === "qlora" ? "bf16" : o.weights, context, o.batch, o.gpus, o.lora_rank,
-    o.checkpointing, o.flash_attention, constants, o.runtime);
+    o.checkpointing, o.flash_attention, constants, o.runtime, o.optimizer);
 }
 
 export function maxContext(model, o, constants, limitBytes) {
@@ -516,7 +521,7 @@ export function estimate(model, gpu, options = {}, table = {}) {
   const basis = {
     model: model.id ?? null, gpu: gpu.id ?? null, mode: o.mode, weights: o.weights, kv_cache: o.kv_cache,
     context: o.context, batch: o.batch, gpus: o.gpus, runtime: o.runtime, flash_attention: o.flash_attention,
-    checkpointing: o.checkpointing, lora_rank: o.lora_rank, gpu_layers: mem.gpu_layers,
+    checkpointing: o.checkpointing, lora_rank: o.lora_rank, optimizer: o.optimizer, gpu_layers: mem.gpu_layers,
     bits_per_weight: mem.bits_per_weight ?? null, weights_file_bytes: mem.weights_file_bytes, usable_bytes: usable,
     memory_bandwidth_gbs: gpu.memory_bandwidth_gbs, matrix_tflops: matrixTflops(gpu, o.weights, o.runtime),
     speed_constants: speedConstants(constants, o.runtime, gpu), memory_constants: memoryConstants(constants, o.runtime),

@@ -54,6 +54,7 @@ export function setup(root, { lang, prefix, msg, fmt, data }) {
     for (const [n, ok] of Object.entries(allowed)) for (const o of field(n).options) o.disabled = !ok.includes(o.value);
     field("kv").disabled = raw.mode !== "inference";
     field("ckpt").disabled = raw.mode === "inference";
+    field("opt").disabled = raw.mode === "inference";
   };
 
   /** After the reader changes the mode or the runtime: move dependent choices to an allowed value. */
@@ -140,7 +141,8 @@ export function setup(root, { lang, prefix, msg, fmt, data }) {
     setText(out.o_usable, r.reserved_bytes !== null
       ? msg("calc.llm.reserved", { gpu: ev.gpu.name, usable: gib(r.usable_bytes, 1), gib: gib(r.reserved_bytes, 1) })
       : msg("calc.llm.usable", { gpu: ev.gpu.name, gib: gib(r.usable_bytes, 1) }));
-    setText(out.o_fit, r.fits ? msg("calc.llm.fit_yes", { free: gib(limit - total) }) : msg("calc.llm.fit_no", { over: gib(total - limit) }));
+    const host = mem.host_bytes ? ` ${msg("calc.llm.host", { gib: gib(mem.host_bytes) })}` : "";
+    setText(out.o_fit, (r.fits ? msg("calc.llm.fit_yes", { free: gib(limit - total) }) : msg("calc.llm.fit_no", { over: gib(total - limit) })) + host);
     if (inference) {
       setText(out.o_decode, r.decode_tokens_per_s === null ? "—"
         : msg("calc.llm.decode", { x: speed(r.decode_tokens_per_s), band: band(r.error.decode_tokens_per_s) }));

@@ -5,7 +5,7 @@
 
 import { parseField, parseChoice } from "./formulas.mjs";
 import {
-  WEIGHT_FORMATS, KV_BY_RUNTIME, MODES, SERVING_RUNTIMES, VLLM_UTILIZATION,
+  WEIGHT_FORMATS, KV_BY_RUNTIME, MODES, OPTIMIZERS, SERVING_RUNTIMES, VLLM_UTILIZATION,
   run as runEstimate, resolveOptions, inferenceMemory, trainingMemory, usableBytes,
 } from "./estimate.mjs";
 
@@ -15,6 +15,8 @@ export const RUNTIMES = ["llama.cpp", "transformers", "vllm"];
 export const WEIGHTS = ["bf16", "f16", "f32", "fp8", "int8", "q8_0", "q6_k", "q5_k_m", "q4_k_m", "q4_k_s", "q4_0",
   "nf4", "awq", "gptq", "mxfp4"];
 export const KV = ["f16", "bf16", "fp8", "q8_0", "q4_0"];
+/** Training optimizers, in the order of the form's list. */
+export const OPT = Object.keys(OPTIMIZERS);
 export const MAX_CARDS = 64;
 
 /** The model's shape when the reader describes it (custom architecture). */
@@ -36,11 +38,12 @@ export const RUN_FIELDS = {
   batch: { integer: true, min: 1, max: 1e5 },
   gpus: { integer: true, min: 1, max: 1024 },
 };
-export const CHOICES = { mode: MODES, runtime: RUNTIMES, weights: WEIGHTS, kv: KV };
+export const CHOICES = { mode: MODES, runtime: RUNTIMES, weights: WEIGHTS, kv: KV, opt: OPT };
+const CHOICE_DEFAULTS = { opt: "adamw" };
 export const CHECKS = ["custom", "tied", "ckpt", "flash"];
 /** Every named input of the form, in the order of the URL. */
 export const NAMES = ["model", "custom", ...Object.keys(ARCH_FIELDS), "tied", "mode", "runtime", "weights", "context",
-  "kv", "batch", "gpus", "card", "ckpt", "flash"];
+  "kv", "batch", "gpus", "card", "ckpt", "flash", "opt"];
 
 const training = (mode) => mode !== "inference";
 const gguf = (w) => Boolean(WEIGHT_FORMATS[w] && WEIGHT_FORMATS[w].gguf);
@@ -153,7 +156,9 @@ export function evaluate(raw, ctx) {
   const errors = {}, warnings = {};
   const v = {};
   for (const [name, choices] of Object.entries(CHOICES)) {
-    const r = parseChoice(raw[name], { choices });
+    // an address saved before a choice existed keeps working: it gets the choice's default
+    const given = raw[name] === undefined && name in CHOICE_DEFAULTS ? CHOICE_DEFAULTS[name] : raw[name];
+    const r = parseChoice(given, { choices });
     if (r.ok) v[name] = r.value;
     else errors[name] = r.error;
   }
@@ -205,7 +210,7 @@ export function evaluate(raw, ctx) {
 
   const options = {
     mode, runtime: v.runtime, weights: v.weights, kv_cache: v.kv, context: v.context, batch: v.batch, gpus: v.gpus,
-    checkpointing: bool(raw.ckpt), flash_attention: bool(raw.flash),
+    checkpointing: bool(raw.ckpt), flash_attention: bool(raw.flash), optimizer: v.opt,
   };
   if (Object.keys(errors).length) return { errors, warnings, model, gpu, options, result: null };
   const out = runEstimate(model, gpu, options, ctx.table || {});
@@ -229,7 +234,7 @@ export function totalBytes(model, options, constants, n) {
     return inferenceMemory(model, o.weights, o.kv_cache, o.context, o.batch, o.runtime, n, o.gpu_layers, o.flash_attention, constants).total_bytes;
   }
   return trainingMemory(model, o.mode, o.mode === "qlora" ? "bf16" : o.weights, o.context, o.batch, n, o.lora_rank,
-    o.checkpointing, o.flash_attention, constants, o.runtime).total_bytes;
+    o.checkpointing, o.flash_attention, constants, o.runtime, o.optimizer).total_bytes;
 }
 
 /** The fewest cards (from `from` up to `max`) whose share fits one card; null when even `max` do not. */
