@@ -75,6 +75,16 @@ def _quiet_logging() -> None:
         log.propagate = False
 
 
+def _ready() -> None:
+    """What every build in this process needs once: quiet logging, the theme's template cache and
+    the search indexer (generator/search_parser.py)."""
+    from . import search_parser
+
+    _quiet_logging()
+    _patch_theme()
+    search_parser.install()
+
+
 def preload(config_file: Path, docs_dir: Path) -> None:
     """Ready in this process what every language's build would otherwise do again: import MkDocs,
     the theme's plugins and the Markdown extensions of ``config_file`` (by loading it once, with
@@ -83,11 +93,7 @@ def preload(config_file: Path, docs_dir: Path) -> None:
     from mkdocs.commands import build as _mk  # noqa: F401
     from mkdocs.config import load_config
 
-    from . import search_parser
-
-    _quiet_logging()
-    _patch_theme()
-    search_parser.install()
+    _ready()
     try:
         load_config(str(config_file), docs_dir=str(docs_dir))
     except Exception:  # a broken configuration is reported by the build itself, with its message
@@ -108,9 +114,7 @@ def build(config_file: Path, overrides: dict, *, rebuild: set[str] | None = None
 
     from . import search_parser
 
-    _quiet_logging()
-    _patch_theme()
-    search_parser.install()
+    _ready()
     dirty = rebuild is not None
     original_theme_page, original_modified = mk._build_theme_template, File.is_modified
     _PREVIEW["skip_theme_pages"] = dirty

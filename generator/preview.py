@@ -104,7 +104,7 @@ class Preview:
         self._base = read_base_config(paths)
         from . import mkdocs_glue
 
-        mkdocs_glue.use_template_cache(paths.build / ".cache" / "jinja-theme")
+        mkdocs_glue.use_template_cache(paths.theme_cache)
 
     # -- what the server asks -------------------------------------------------------------------
     def seen(self, url_path: str) -> None:

@@ -50,6 +50,16 @@ class Paths:
     def static(self) -> Path:
         return self.root / "docs"
 
+    @property
+    def page_cache(self) -> Path:
+        """Compiled bytecode of the page templates, kept between builds."""
+        return self.build / ".cache" / "jinja-pages"
+
+    @property
+    def theme_cache(self) -> Path:
+        """Compiled bytecode of the theme's templates, kept between builds."""
+        return self.build / ".cache" / "jinja-theme"
+
 
 @dataclass
 class Timings:
@@ -126,7 +136,7 @@ def generate_language(ds: Dataset, paths: Paths, lang: str, only: set[str] | Non
     lang_dir = paths.build / "docs" / lang
     wanted, changed = set(), set()
     try:
-        pages = render_language(ds, lang, paths.templates, only, paths.build / ".cache" / "jinja-pages")
+        pages = render_language(ds, lang, paths.templates, only, paths.page_cache)
     except MissingText as exc:
         ui_file = (paths.data / "ui.yaml")
         shown = ui_file.relative_to(paths.root).as_posix() if ui_file.is_relative_to(paths.root) else str(ui_file)
@@ -243,7 +253,7 @@ def build_languages(ds: Dataset, paths: Paths, out_dir: Path, langs=LANGS, timin
     from . import mkdocs_glue
 
     base = read_base_config(paths)
-    mkdocs_glue.use_template_cache(paths.build / ".cache" / "jinja-theme")
+    mkdocs_glue.use_template_cache(paths.theme_cache)
     for lang in langs:
         t0 = time.perf_counter()
         site_dir = out_dir if (lang == "en" or not nested) else out_dir / lang
@@ -306,8 +316,7 @@ def build_site(paths: Paths, langs=LANGS, timings: Timings | None = None) -> Dat
 # Longest first, so that the last language to start is a short one: Chinese pays for word
 # segmentation of its search index (its dictionary alone loads in about 0.6 s, where the text
 # changed since the last build), English carries the JSON API, and French pages are longer than
-# Korean ones. With two processes, the first to finish
-# of zh and en takes fr, the other ko.
+# Korean ones. With two processes, the first of zh and en to finish takes fr, the other ko.
 BUILD_ORDER = ("zh", "en", "fr", "ko")
 
 
@@ -332,8 +341,8 @@ def _build_pipelined(ds: Dataset, paths: Paths, parts: dict[str, Path], timings:
     # the derived tables, the page templates' compiled code, and MkDocs with its plugins and
     # Markdown extensions imported and configured.
     derive(ds).warm()
-    preload_templates(paths.templates, paths.build / ".cache" / "jinja-pages")
-    mkdocs_glue.preload(paths.root / "mkdocs.yml", paths.root / "docs")
+    preload_templates(paths.templates, paths.page_cache)
+    mkdocs_glue.preload(paths.root / "mkdocs.yml", paths.static)
     for lang, (gen_s, build_s) in zip(langs, _fork_map(_build_forked, langs, (ds, paths, parts)), strict=True):
         if timings:
             timings.add("generate", gen_s)

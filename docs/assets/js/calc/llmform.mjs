@@ -5,7 +5,7 @@
 
 import { parseField, parseChoice } from "./formulas.mjs";
 import {
-  WEIGHT_FORMATS, KV_BY_RUNTIME, MODES, OPTIMIZERS, SERVING_RUNTIMES, VLLM_UTILIZATION,
+  WEIGHT_FORMATS, KV_BY_RUNTIME, MODES, OPTIMIZERS, SERVING_RUNTIMES, VLLM_UTILIZATION, DEFAULTS,
   run as runEstimate, resolveOptions, inferenceMemory, trainingMemory, usableBytes,
 } from "./estimate.mjs";
 
@@ -39,7 +39,7 @@ export const RUN_FIELDS = {
   gpus: { integer: true, min: 1, max: 1024 },
 };
 export const CHOICES = { mode: MODES, runtime: RUNTIMES, weights: WEIGHTS, kv: KV, opt: OPT };
-const CHOICE_DEFAULTS = { opt: "adamw" };
+const CHOICE_DEFAULTS = { opt: DEFAULTS.optimizer };
 export const CHECKS = ["custom", "tied", "ckpt", "flash"];
 /** Every named input of the form, in the order of the URL. */
 export const NAMES = ["model", "custom", ...Object.keys(ARCH_FIELDS), "tied", "mode", "runtime", "weights", "context",
