@@ -35,10 +35,10 @@ from .svg import (
     _iso,
     _legend,
     _linear_ticks,
-    _marker,
     _name,
     _place_labels,
     _plain,
+    _points,
     _short,
     _svg,
     _swatches,
@@ -113,9 +113,8 @@ def perf_price_chart(ds, c, revision: str, table: int = 0) -> Markup | None:
                     fr.x0, 16)
     coords = [(xs(p[2]), ys(p[1])) for p in points]
     body.append('<g class="points">')
-    for p, (x, y) in zip(points, coords, strict=False):
-        tip = f"{_name(ds.gpus[p[0]])}: {c.num(p[1])}, {c.num(p[2])} USD"
-        body.append(f'<g class="pt s{0 if p[4] else 1}"><title>{_e(tip)}</title>{_marker(0 if p[4] else 1, x, y)}</g>')
+    body += _points(c, [(0 if p[4] else 1, x, y, f"{_name(ds.gpus[p[0]])}: {c.num(p[1])}, {c.num(p[2])} USD")
+                        for p, (x, y) in zip(points, coords, strict=True)])
     body.append("</g>")
     obstacles = [(x - 5, y - 5, x + 5, y + 5) for x, y in coords]
     placed = _place_labels([(x, y, _name(ds.gpus[p[0]])) for p, (x, y) in zip(points, coords, strict=False)], obstacles,
@@ -160,10 +159,8 @@ def spec_chart(ds, c, metric: str) -> Markup | None:
     present = [k for k in order if any(ds.gpus[p[1]][color_by] == k for p in points)]
     body += _legend([(order.index(k), c.ui_plain(f"{color_by}.{k}")) for k in present], fr.x0, 16)
     body.append('<g class="points">')
-    for d, gid, value in points:
-        k = order.index(ds.gpus[gid][color_by])
-        tip = f"{_name(ds.gpus[gid])}: {c.num(value)} ({_date(d).isoformat()})"
-        body.append(f'<g class="pt s{k}"><title>{_e(tip)}</title>{_marker(k, xs(_year_frac(d)), ys(value))}</g>')
+    body += _points(c, [(order.index(ds.gpus[gid][color_by]), xs(_year_frac(d)), ys(value),
+                         f"{_name(ds.gpus[gid])}: {c.num(value)} ({_date(d).isoformat()})") for d, gid, value in points])
     body.append("</g>")
     rows = [[_e(_name(ds.gpus[gid])), _iso(d), c.num(value), c.ui(f"{color_by}.{ds.gpus[gid][color_by]}")]
             for d, gid, value in points]

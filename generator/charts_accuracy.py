@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from .svg import Log, _e, _f, _figure, _Frame, _legend, _log_ticks, _marker, _plain, _svg, _table
+from .svg import Log, _e, _f, _figure, _Frame, _legend, _log_ticks, _plain, _points, _svg, _table
 
 METRICS = ("decode_tokens_per_s", "prefill_tokens_per_s", "peak_memory_gib", "weights_gib", "training_throughput",
            "training_tokens_per_s")
@@ -35,10 +35,9 @@ def accuracy_chart(c, metric: str, measured: list[dict]) -> Markup | None:
     body.append("</g>")
     body += _legend([(i, r) for i, r in enumerate(runtimes)], fr.x0, 16)
     body.append('<g class="points">')
-    for m in points:
-        k = runtimes.index(m["runtime"])
-        tip = f"{c.gpu_name(m['gpu'])}, {c.subject_name(m)}: {c.num(m['value'], 1)} / {c.num(m['estimate'], 1)}"
-        body.append(f'<g class="pt s{k}"><title>{_e(tip)}</title>{_marker(k, xs(m["value"]), ys(m["estimate"]), 3.2)}</g>')
+    body += _points(c, [(runtimes.index(m["runtime"]), xs(m["value"]), ys(m["estimate"]),
+                         f"{c.gpu_name(m['gpu'])}, {c.subject_name(m)}: {c.num(m['value'], 1)} / {c.num(m['estimate'], 1)}",
+                         3.2) for m in points])
     body.append("</g>")
     rows = [[_e(c.gpu_name(m["gpu"])), _e(c.subject_name(m)), _e(m["runtime"]), _e(m.get("weights") or "—"),
              c.num(m["value"], 1), c.num(m["estimate"], 1), c.num(m["error_pct"], 0),

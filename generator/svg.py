@@ -142,6 +142,31 @@ def _year_ticks(first: _dt.date, last: _dt.date) -> tuple[int, int, list[int]]:
 
 # -- drawing ------------------------------------------------------------------------------
 
+SAME_SPOT_TIPS = 1  # a spot drawn for several items names this many of them in its tip
+
+
+def _points(c, items) -> list[str]:
+    """Scatter points ``(series, x, y, tip[, r])``, each a ``<g class="pt sK">`` with its tip.
+
+    Items of one series that land on the same spot (to the pixel) are drawn once: the tip names
+    the first and counts the rest (``data-n``: how many). What a reader sees is the same; the
+    chart's size grows with the spots it fills, not with the data (its table lists every item)."""
+    spots: dict[tuple, list] = {}
+    for item in items:
+        k, x, y = item[0], item[1], item[2]
+        spots.setdefault((k, round(x), round(y)), []).append(item)
+    out = []
+    for group in spots.values():
+        k, x, y = group[0][0], group[0][1], group[0][2]
+        r = group[0][4] if len(group[0]) > 4 else 4.5
+        tips = "; ".join(str(item[3]) for item in group[:SAME_SPOT_TIPS])
+        if len(group) > SAME_SPOT_TIPS:
+            tips += " " + _plain(c, "chart.same_spot", count=c.num(len(group) - SAME_SPOT_TIPS))
+        count = f' data-n="{len(group)}"' if len(group) > 1 else ""
+        out.append(f'<g class="pt s{k}"{count}><title>{_e(tips)}</title>{_marker(k, x, y, r)}</g>')
+    return out
+
+
 def _marker(shape: int, x: float, y: float, r: float = 4.5) -> str:
     shape %= 5
     if shape == 0:

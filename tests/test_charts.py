@@ -117,12 +117,15 @@ def _rows(fig: ET.Element) -> list[list[str]]:
 
 
 def _marks(svg: ET.Element) -> int:
-    """Plotted things: points, bars or timeline segments (legend entries excluded)."""
+    """Plotted things: points, bars or timeline segments (legend entries excluded). Items that
+    share a spot are one point whose ``data-n`` says how many, its tip naming the first."""
     points = [g for g in svg.iter(f"{SVG}g") if (g.get("class") or "").startswith("pt ")]
+    for g in points:
+        assert g.get("data-n") is None or int(g.get("data-n")) > 1
     bars = [r for g in svg.iter(f"{SVG}g") if (g.get("class") or "").startswith("bars ") for r in g.findall(f"{SVG}rect")]
     legend = {id(x) for g in svg.iter(f"{SVG}g") if g.get("class") == "legend" for x in g.iter()}
     segs = [g for g in svg.iter(f"{SVG}g") if (g.get("class") or "").startswith("seg ") and id(g) not in legend]
-    return len(points) + len(bars) + len(segs)
+    return sum(int(g.get("data-n") or 1) for g in points) + len(bars) + len(segs)
 
 
 def _check(figure) -> tuple[ET.Element, ET.Element, list[list[str]]]:
@@ -431,3 +434,28 @@ def test_story_charts_follow_the_advice_and_draw_today_apart(shipped):
     # a revision's pick depends on what it advised: the 2020 revision's used quote prices its pick
     picks = {p["date"]: p for p in story["throughput"]}
     assert picks["2020-09-07"]["source"] == "used"
+
+
+def test_items_on_one_spot_are_drawn_once_and_counted(tree):
+    """Cards released the same day with the same figure are one point: its tip names the first
+    and counts the others, in the page's language; the data table still lists every card."""
+    from generator import charts
+    from generator.validate import load_dataset
+
+    tree.use_real_ui(translations=True)
+    for path in sorted((tree.data / "gpus").glob("*/*.yaml")):
+        text = path.read_text(encoding="utf-8")
+        for k in (1, 2, 3):
+            copy = re.sub(r"^name: (.*)$", rf"name: \1 C{k}", text, count=1, flags=re.M)
+            tree.write(path.relative_to(tree.data).with_name(f"{path.stem}-c{k}.yaml").as_posix(), copy)
+    ds, problems = load_dataset(tree.data, tree.root)
+    assert ds is not None, [str(p) for p in problems]
+    have = [g for g in ds.gpus.values() if g["fp32_tflops"] is not None]
+    assert len(have) >= 8
+    for lang, more in (("en", "and 3 more at this spot"), ("ko", "외 3개 (같은 자리)")):
+        fig, svg, rows = _check(charts.spec_chart(ds, _context(ds, lang), "fp32"))
+        assert len(rows) == len(have)
+        points = [g for g in svg.iter(f"{SVG}g") if (g.get("class") or "").startswith("pt ")]
+        assert len(points) == len(have) // 4 and {g.get("data-n") for g in points} == {"4"}
+        tip = points[0].find(f"{SVG}title").text
+        assert tip.endswith(more) and tip.count(":") == 1, tip
