@@ -369,20 +369,27 @@ def timeline_chart(ds, c, personas=TIMELINE_PERSONAS) -> Markup | None:
 
 # -- all of them --------------------------------------------------------------------------
 
+PERF_PRICE_ON_PAGE = 3  # the charts page draws the newest priced tables' charts; each revision page its own
+
+
+def priced_tables(ds) -> list[tuple[str, int]]:
+    """(revision, table) of every relative-performance table with enough priced cards for a
+    performance-against-price chart, oldest first."""
+    return [(rev.id, i) for rev in ds.revisions for i, tab in enumerate(rev.get("relative_performance") or [])
+            if len(_priced(ds, rev, tab["values"])[0]) >= MIN_RANKED]
+
+
 def charts_for(ds, c) -> dict[str, Markup]:
     """Every chart of the charts page, by name, in page order.
 
-    Names: ``perf-price/<date>/<table>`` for each relative-performance table with priced
-    GPUs, ``spec/<metric>``, ``value/<date>/<table>`` (the newest such table),
-    ``spec-value``, ``timeline`` and ``story/<figure>`` (:mod:`generator.charts_story`). Charts with
-    nothing to plot are left out.
+    Names: ``perf-price/<date>/<table>`` for the newest ``PERF_PRICE_ON_PAGE`` relative-performance
+    tables with priced GPUs (the older ones are drawn on their revision pages), ``spec/<metric>``,
+    ``value/<date>/<table>`` (the newest such table), ``spec-value``, ``timeline`` and
+    ``story/<figure>`` (:mod:`generator.charts_story`). Charts with nothing to plot are left out.
     """
     out: dict[str, Markup] = {}
-    for rev in ds.revisions:
-        for i, _tab in enumerate(rev.get("relative_performance") or []):
-            fig = perf_price_chart(ds, c, rev.id, i)
-            if fig is not None:
-                out[f"perf-price/{rev.id}/{i}"] = fig
+    for rid, i in priced_tables(ds)[-PERF_PRICE_ON_PAGE:]:
+        out[f"perf-price/{rid}/{i}"] = perf_price_chart(ds, c, rid, i)
     for metric in SPEC_METRICS:
         fig = spec_chart(ds, c, metric)
         if fig is not None:

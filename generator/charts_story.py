@@ -23,6 +23,7 @@ from .svg import (
     _name,
     _place_labels,
     _plain,
+    _points,
     _svg,
     _table,
     _value_axis,
@@ -71,12 +72,13 @@ def story_chart(ds, c, key: str) -> Markup | None:
                 f'points="{" ".join(steps)}"/>')
     body.append('<g class="points">')
     labels = []
+    tips = []
     for i, (p, (x, y)) in enumerate(zip(past, coords, strict=True)):
         gpu = _name(ds.gpus[p["gpu"]])
-        tip = f"{c.date(p['date'])}: {gpu}, {c.num(p['value'], 1)} ({c.num(p['usd'])} USD)"
-        body.append(f'<g class="pt s0"><title>{_e(tip)}</title>{_marker(0, x, y)}</g>')
+        tips.append((0, x, y, f"{c.date(p['date'])}: {gpu}, {c.num(p['value'], 1)} ({c.num(p['usd'])} USD)"))
         if i == 0 or p["gpu"] != past[i - 1]["gpu"]:
             labels.append((x, y, gpu))
+    body += _points(c, tips)
     body.append("</g>")
     for p in today:
         x, y = xs(_year_frac(_date(p["date"]))), ys(p["value"])

@@ -141,6 +141,8 @@ def make_env(templates_dir: Path, cache_dir: Path | None = None) -> jinja2.Envir
     env.globals["examples"] = worked_examples()
     env.globals["sources_for"] = sources_for
     env.globals["charts_for"] = _charts_for
+    env.globals["perf_price_chart"] = _perf_price_chart
+    env.globals["older_perf_price"] = _older_perf_price
     return env
 
 
@@ -158,6 +160,19 @@ def _charts_for(ds: Dataset, ctx):
     from .charts import charts_for
 
     return charts_for(ds, ctx)
+
+
+def _perf_price_chart(ds: Dataset, ctx, revision: str, table: int):
+    from .charts import perf_price_chart
+
+    return perf_price_chart(ds, ctx, revision, table)
+
+
+def _older_perf_price(ds: Dataset) -> list[tuple[str, int]]:
+    """The priced tables whose charts the charts page leaves to their revision pages."""
+    from .charts import PERF_PRICE_ON_PAGE, priced_tables
+
+    return priced_tables(ds)[:-PERF_PRICE_ON_PAGE]
 
 
 class Context(EstimatesText):

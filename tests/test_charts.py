@@ -194,16 +194,47 @@ def test_point_counts_and_skipped_gpus_follow_the_data(small):
 
 
 def test_no_chart_of_a_single_point(shipped):
-    """A relative-performance table with one priced card gets no performance-against-price chart."""
-    from generator.charts import MIN_RANKED, _priced, charts_for
+    """A relative-performance table with one priced card gets no performance-against-price chart;
+    every other gets one (on the charts page if it is among the newest, else on its revision page)."""
+    from generator.charts import MIN_RANKED, _priced, perf_price_chart, priced_tables
 
-    out = charts_for(shipped, _context(shipped))
+    tables = priced_tables(shipped)
     for rev in shipped.revisions:
         for i, tab in enumerate(rev.get("relative_performance") or []):
             priced = len(_priced(shipped, rev, tab["values"])[0])
-            assert (f"perf-price/{rev.id}/{i}" in out) == (priced >= MIN_RANKED), (rev.id, i, priced)
+            assert ((rev.id, i) in tables) == (priced >= MIN_RANKED), (rev.id, i, priced)
+            assert (perf_price_chart(shipped, _context(shipped), rev.id, i) is not None) == (priced >= MIN_RANKED)
     assert any(len(_priced(shipped, r, t["values"])[0]) == 1
                for r in shipped.revisions for t in r.get("relative_performance") or [])  # the case exists
+
+
+def test_the_charts_page_draws_the_newest_priced_tables_and_each_revision_page_its_own(small, tree):
+    """With more priced tables than the charts page draws, it draws the newest and links the
+    older ones to their revision pages, where each is drawn; Korean page, Korean text."""
+    from generator import charts
+    from generator.site import Paths, generate_language, load_or_fail
+
+    tree.use_real_ui(translations=True)
+    rev = tree.read("revisions/2019-04-03.yaml")  # with the small fixture's priced table
+    dates = ["2019-04-03", "2019-05-01", "2019-06-01", "2019-07-01", "2019-08-01"]
+    for date in dates[1:]:
+        tree.write(f"revisions/{date}.yaml", rev.replace("date: 2019-04-03", f"date: {date}"))
+    paths = Paths(root=ROOT, data=tree.data, build=tree.root / "build", site=tree.root / "site")
+    ds = load_or_fail(paths)
+    priced = [t for t in charts.priced_tables(ds) if t[0] in dates]
+    assert len(priced) == len(dates) > charts.PERF_PRICE_ON_PAGE
+    generate_language(ds, paths, "ko")
+    docs = paths.build / "docs" / "ko"
+    page = (docs / "charts" / "index.md").read_text(encoding="utf-8")
+    drawn = re.findall(r'id="wg-chart-perf-price-([0-9-]+)-0"', page)
+    assert drawn == [d for d, _ in priced[-charts.PERF_PRICE_ON_PAGE:]]
+    older = [d for d, _ in priced[:-charts.PERF_PRICE_ON_PAGE]]
+    assert re.findall(r"\(\.\./revisions/([0-9-]+)\.md#perf-price-0\)", page) == older[::-1]
+    assert "더 오래된 조언의 차트" in page
+    for date in dates:
+        rev_page = (docs / "revisions" / f"{date}.md").read_text(encoding="utf-8")
+        assert f'id="wg-chart-perf-price-{date}-0"' in rev_page and "{ #perf-price-0 }" in rev_page, date
+
 
 
 def test_table_numbers_match_the_data(small):
