@@ -352,3 +352,48 @@ def test_fixture_views_are_what_the_build_computes():
 
     doc = _json.loads((ROOT / "tests" / "fixtures" / "calculators.json").read_text(encoding="utf-8"))
     assert _json.loads(_json.dumps(picker_views(doc["data"]))) == doc["data"]["picker"]
+
+
+JS = ROOT / "docs" / "assets" / "js" / "calc"
+_ROOT_TAG = re.compile(r'<div [^>]*data-wg-calc="([a-z]+)"[^>]*>')
+_KEY = re.compile(r'"(calc\.[a-z0-9_.]+)"')
+
+
+def _module_keys(kind: str) -> set[str]:
+    """Every interface key a calculator's module (and the modules it imports) names literally:
+    the script has no words of its own, so each must reach the page as a data-m-* attribute."""
+    main = (JS / "main.mjs").read_text(encoding="utf-8")
+    first = re.search(rf'\b{kind}: "\./([a-z]+\.mjs)"', main).group(1)
+    keys, todo, seen = set(), [first], set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        text = (JS / name).read_text(encoding="utf-8")
+        keys |= set(_KEY.findall(text))
+        todo += re.findall(r'from "\./([a-z]+\.mjs)"', text)
+    return keys
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_text_a_calculator_script_names_reaches_its_page(built_site, lang):
+    """A key the script uses but the page does not deliver would show as empty text, with no
+    error anywhere: every literal key of each calculator's modules is on every root of that
+    calculator, in every language, and not empty."""
+    site, _ = built_site
+    base = site if lang == "en" else site / lang
+    seen = set()
+    for html in sorted(base.rglob("*.html")):
+        if lang == "en" and html.relative_to(site).parts[0] in LANGS:
+            continue
+        text = html.read_text(encoding="utf-8")
+        for tag in _ROOT_TAG.finditer(text):
+            kind = tag.group(1)
+            seen.add(kind)
+            delivered = dict(re.findall(r'data-m-([a-z0-9_-]+)="([^"]*)"', tag.group(0)))
+            for key in sorted(_module_keys(kind)):
+                attr = key.replace(".", "-")
+                assert attr in delivered, f"{html.relative_to(site)}: the {kind} calculator uses {key}, not on the page"
+                assert delivered[attr].strip(), f"{html.relative_to(site)}: {key} is empty"
+    assert {"llm", "picker", "cloud", "dense", "cnn", "tree"} <= seen
