@@ -138,9 +138,17 @@ def cmd_check_specs(args) -> int:
     return run(args)
 
 
+class _CommandParser(argparse.ArgumentParser):
+    """A command's options: a mistake in them is reported in one line, as the commands' own
+    checks are, with where to read the options (not the whole usage block above the message)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message}\n`{self.prog} --help` lists the options\n")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m generator", description="Build and check the whichgpu knowledge base.")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_CommandParser)
 
     p = sub.add_parser("validate", help="check every file of data/ and report each problem as path:line: field: message")
     p.add_argument("--data", default="data", help="data folder to check (default: data)")

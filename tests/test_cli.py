@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from test_build import run_cli
 
 LINE = re.compile(r"^[^:\s]+\.yaml:\d+: (?:[\w.\[\]-]+: )?\S.*$")
@@ -63,3 +64,18 @@ def test_translations_todo_gives_digests(tree):
     assert result.returncode == 0
     assert "# ==> data/translations/fr/ui.yaml" in result.stdout
     assert '  source: "' + digest('Home') + '"' in result.stdout
+
+
+@pytest.mark.parametrize("args, said", [
+    (("estimate", "--gpu", "rtx-4090", "--model", "llama-3-8b", "--mode", "bogus"), "argument --mode: invalid choice: 'bogus'"),
+    (("estimate", "--model", "llama-3-8b"), "the following arguments are required: --gpu"),
+    (("diff", "--lang", "xx", "2019-04-03", "latest"), "argument --lang: invalid choice: 'xx'"),
+])
+def test_a_mistake_in_a_commands_options_is_one_line_and_exit_2(args, said):
+    """Not the command's whole usage block with the message under it: the message, and where
+    the options are listed."""
+    result = run_cli(*args)
+    assert result.returncode == 2
+    lines = result.stderr.splitlines()
+    assert len(lines) == 2 and said in lines[0] and lines[0].startswith(f"python -m generator {args[0]}: error:"), lines
+    assert lines[1] == f"`python -m generator {args[0]} --help` lists the options"
