@@ -166,6 +166,9 @@ def rule_result_subject(result, ctx, kp):
         ctx.err(kp + ("gradient_checkpointing",), "gradient_checkpointing describes a training run (mode full, lora or qlora)")
     if result.get("optimizer") is not None and not training:
         ctx.err(kp + ("optimizer",), "optimizer describes a training run (mode full, lora or qlora)")
+    for name in ("master_weights", "optimizer_in_backward"):
+        if result.get(name) is not None and result.get("mode") != "full":
+            ctx.err(kp + (name,), f"{name} describes full fine-tuning (mode full)")
 
 
 RESULT = Record({
@@ -190,6 +193,10 @@ RESULT = Record({
                                 doc="training results: activations recomputed in the backward pass (default: on)"),
     "optimizer": F(Enum(tuple(OPTIMIZERS)), required=False,
                    doc="training results: the optimizer, where the source names it (default: adamw)"),
+    "master_weights": F(Bool(), required=False,
+                        doc="full fine-tuning: an fp32 master copy of 16-bit weights (default: true; false for pure bf16)"),
+    "optimizer_in_backward": F(Bool(), required=False,
+                               doc="full fine-tuning: each parameter stepped as its gradient is made (default: false)"),
     "metric": F(Enum(METRICS)),
     "value": F(Number(maximum=1e9)),
     "url": F(Url(), required=False, doc="a more precise link than the file's"),

@@ -661,6 +661,43 @@ def test_llm_optimizer_moves_the_state_and_the_address_keeps_it(server, page, br
         fresh.context.close()
 
 
+def test_llm_pure_16_bit_and_the_step_in_the_backward_pass_in_the_form_and_the_address(server, page, browser):  # noqa: F811
+    """The two full fine-tuning switches: off outside full fine-tuning, labelled in Korean, each
+    moving its own part of the total, kept in the address and read back on a fresh page."""
+    page.goto(server + "/ko" + LLM_URL)
+    wait_ready(page, "llm")
+    scope = root_of(page, "llm")
+    master, inbwd = llm_field(page, "master"), llm_field(page, "inbwd")
+    assert master.is_checked() and not inbwd.is_checked()
+    assert master.is_disabled() and inbwd.is_disabled()
+    assert scope.locator('label[for="wg-llm-master"]').inner_text().strip() == _ko("calc.llm.master")
+    assert scope.locator('label[for="wg-llm-inbwd"]').inner_text().strip() == _ko("calc.llm.in_backward")
+    llm_field(page, "mode").select_option("lora")
+    assert master.is_disabled() and inbwd.is_disabled()
+    llm_field(page, "mode").select_option("full")
+    assert not master.is_disabled() and not inbwd.is_disabled()
+    mixed = last(page, "llm")
+    master.uncheck()
+    pure = last(page, "llm")
+    inbwd.check()
+    stepped = last(page, "llm")
+    params = mixed["basis"]["trainable_params"]
+    assert (pure["basis"]["master_weights"], stepped["basis"]["optimizer_in_backward"]) == (False, True)
+    assert abs(mixed["memory"]["optimizer_bytes"] - pure["memory"]["optimizer_bytes"] - 4 * params) < 1e3
+    assert stepped["memory"]["gradients_bytes"] < pure["memory"]["gradients_bytes"] / 10
+    shown = shown_number(llm_out(page, "v_gradients"))
+    assert abs(shown - stepped["memory"]["gradients_bytes"] / 2**30) < 0.006
+    assert "inbwd=1" in page.url and "master=0" in page.url, page.url
+    fresh = browser.new_context().new_page()
+    try:
+        fresh.goto(page.url)
+        wait_ready(fresh, "llm")
+        assert last(fresh, "llm") == stepped
+        assert not llm_field(fresh, "master").is_checked() and llm_field(fresh, "inbwd").is_checked()
+    finally:
+        fresh.context.close()
+
+
 def test_llm_total_visible_on_a_phone_without_scrolling(server, browser):  # noqa: F811
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     pg = context.new_page()

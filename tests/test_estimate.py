@@ -78,6 +78,9 @@ def test_fixture_covers_every_format_precision_and_feature():
     optimizers = {c["options"].get("optimizer", "adamw") for c in FIXTURE["cases"] if "expect" in c and c["options"].get("mode")
                   not in (None, "inference")}
     assert set(formats.OPTIMIZERS) <= optimizers
+    switches = {(c["options"].get("master_weights", True), c["options"].get("optimizer_in_backward", False))
+                for c in FIXTURE["cases"] if "expect" in c and c["options"].get("mode") == "full"}
+    assert {(True, False), (False, False), (False, True)} <= switches
     for part in ("moe-", "mla-", "sliding-", "multi-gpu-", "unified-", "offload-", "training-", "bad-"):
         assert any(i.startswith(part) for i in ids), part
 
@@ -152,6 +155,29 @@ def test_moe_prefill_charges_the_routed_experts_by_the_fitted_factor():
     assert slow < speed.prefill_from_terms(t, k)
     dense = speed.prefill_terms(M["llama-3-1-8b"], gpu, "bf16", 512, 1, "llama.cpp")
     assert dense["expert_s"] == 0 and dense["compute_s"] == pytest.approx(dense["flops"] / tflops)
+
+
+def test_pure_16_bit_training_and_the_step_in_the_backward_pass_by_hand():
+    """Llama 3.1 8B, full fine-tuning in bf16: no master copy takes 4 B per weight off the
+    optimizer's part; stepping in the backward pass leaves one gradient at a time, the largest
+    matrix's (the 128,256 x 4,096 embedding), instead of every weight's 2 B."""
+    model = FIXTURE["models"]["llama-3-1-8b"]
+    n = memory.param_breakdown(model)["total"]
+    args = (model, "full", "bf16", 2048, 2)
+    mixed = memory.training_memory(*args)
+    pure = memory.training_memory(*args, master_weights=False)
+    stepped = memory.training_memory(*args, master_weights=False, optimizer_in_backward=True)
+    assert mixed["optimizer_bytes"] == pytest.approx(n * 12) and pure["optimizer_bytes"] == pytest.approx(n * 8)
+    assert mixed["gradients_bytes"] == pure["gradients_bytes"] == pytest.approx(n * 2)
+    assert memory.largest_matrix(model) == 128256 * 4096
+    assert stepped["gradients_bytes"] == 128256 * 4096 * 2
+    assert mixed["total_bytes"] - pure["total_bytes"] == pytest.approx(n * 4)
+    assert pure["total_bytes"] - stepped["total_bytes"] == pytest.approx(n * 2 - 128256 * 4096 * 2)
+    # f32 training keeps no master copy whatever the switch says; LoRA ignores both
+    assert memory.training_memory(model, "full", "f32", 2048, 2)["optimizer_bytes"] == pytest.approx(n * 8)
+    lora = memory.training_memory(model, "lora", "bf16", 2048, 2)
+    assert memory.training_memory(model, "lora", "bf16", 2048, 2, master_weights=False,
+                                  optimizer_in_backward=True) == lora
 
 
 def test_relative_training_counts_memory_by_its_exponent():

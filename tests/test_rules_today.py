@@ -241,6 +241,19 @@ CASES = {
         lambda t: _with_measurement(t, MEAS_TEXT.replace(PREFILL, "metric: peak_memory_gib\n    optimizer: adamw-8bit")),
         "data/measurements/bench.yaml:15: results[0].optimizer: optimizer describes a training run",
     ),
+    "measurement_master_weights_is_a_full_fine_tuning_condition": (
+        lambda t: _with_measurement(t, MEAS_TEXT.replace(PREFILL, "metric: peak_memory_gib\n    mode: full\n"
+                                                                  "    master_weights: false\n    optimizer_in_backward: true")),
+        lambda t: _with_measurement(t, MEAS_TEXT.replace(PREFILL, "metric: peak_memory_gib\n    mode: lora\n"
+                                                                  "    master_weights: false")),
+        "data/measurements/bench.yaml:16: results[0].master_weights: master_weights describes full fine-tuning (mode full)",
+    ),
+    "measurement_optimizer_in_backward_is_a_full_fine_tuning_condition": (
+        lambda t: _with_measurement(t, MEAS_TEXT.replace(PREFILL, "metric: peak_memory_gib\n    mode: full\n"
+                                                                  "    optimizer_in_backward: true")),
+        lambda t: _with_measurement(t, MEAS_TEXT.replace(PREFILL, "metric: peak_memory_gib\n    optimizer_in_backward: true")),
+        "data/measurements/bench.yaml:15: results[0].optimizer_in_backward: optimizer_in_backward describes full fine-tuning",
+    ),
     "price_cloud_names_its_instance": (
         lambda t: t.write(PRICE, PRICE_TEXT),
         lambda t: t.write(PRICE, PRICE_TEXT.replace("    instance: x8\n", "")),

@@ -79,6 +79,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--lora-rank", type=int, default=16)
     p.add_argument("--optimizer", choices=list(OPTIMIZERS), default="adamw",
                    help="training: the optimizer's state per trainable parameter (paged-adamw-8bit keeps it in host memory)")
+    p.add_argument("--no-master-weights", action="store_true",
+                   help="full fine-tuning in pure 16-bit: no fp32 master copy of the weights")
+    p.add_argument("--optimizer-in-backward", action="store_true",
+                   help="full fine-tuning: each parameter stepped as its gradient is made, the gradient freed at once")
     p.add_argument("--training-relative", action="store_true", help="training throughput relative to --reference")
     p.add_argument("--reference", help="reference GPU id (default: the latest revision's, rtx-4090)")
     p.add_argument("--format", choices=["text", "json"], default="text")
@@ -211,7 +215,8 @@ def run(args) -> int:
             options = {"mode": args.mode, "weights": args.weights, "kv_cache": args.kv_cache, "context": args.context,
                        "batch": args.batch, "runtime": args.runtime, "gpus": args.gpus, "gpu_layers": args.gpu_layers,
                        "flash_attention": not args.no_flash_attention, "checkpointing": not args.no_checkpointing,
-                       "lora_rank": args.lora_rank, "optimizer": args.optimizer}
+                       "lora_rank": args.lora_rank, "optimizer": args.optimizer,
+                       "master_weights": not args.no_master_weights, "optimizer_in_backward": args.optimizer_in_backward}
             estimate(model, gpu, options, {})  # reject impossible input before fitting the constants
             result = estimate(model, gpu, options, published(bundle, args.reference))
     except UsageError as exc:

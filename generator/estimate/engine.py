@@ -31,7 +31,8 @@ from .memory import (
 from .speed import decode_tokens_per_s, matrix_tflops, prefill_tokens_per_s, relative_training, speed_constants
 
 DEFAULTS = {"mode": "inference", "kv_cache": "f16", "context": 4096, "batch": 1, "gpus": 1, "flash_attention": True,
-            "checkpointing": True, "lora_rank": 16, "gpu_layers": None, "optimizer": "adamw"}
+            "checkpointing": True, "lora_rank": 16, "gpu_layers": None, "optimizer": "adamw", "master_weights": True,
+            "optimizer_in_backward": False}
 TRAINING_WEIGHTS = ("f32", "bf16", "f16")
 MAX_CONTEXT_SEARCH = 1 << 24
 
@@ -127,7 +128,7 @@ def _memory(model: dict, o: dict, constants: dict | None, context: int) -> dict:
                                 o["gpu_layers"], o["flash_attention"], constants)
     return training_memory(model, o["mode"], "bf16" if o["mode"] == "qlora" else o["weights"], context, o["batch"],
                            o["gpus"], o["lora_rank"], o["checkpointing"], o["flash_attention"], constants, o["runtime"],
-                           o["optimizer"])
+                           o["optimizer"], o["master_weights"], o["optimizer_in_backward"])
 
 
 def max_context(model: dict, o: dict, constants: dict | None, limit_bytes: float):
@@ -183,7 +184,8 @@ def estimate(model: dict, gpu: dict, options: dict | None = None, table: dict | 
     basis = {"model": model.get("id"), "gpu": gpu.get("id"), "mode": o["mode"], "weights": o["weights"],
              "kv_cache": o["kv_cache"], "context": o["context"], "batch": o["batch"], "gpus": o["gpus"],
              "runtime": o["runtime"], "flash_attention": o["flash_attention"], "checkpointing": o["checkpointing"],
-             "lora_rank": o["lora_rank"], "optimizer": o["optimizer"], "gpu_layers": mem["gpu_layers"],
+             "lora_rank": o["lora_rank"], "optimizer": o["optimizer"], "master_weights": o["master_weights"],
+             "optimizer_in_backward": o["optimizer_in_backward"], "gpu_layers": mem["gpu_layers"],
              "bits_per_weight": mem.get("bits_per_weight"), "weights_file_bytes": mem["weights_file_bytes"],
              "usable_bytes": usable, "memory_bandwidth_gbs": gpu["memory_bandwidth_gbs"],
              "matrix_tflops": matrix_tflops(gpu, o["weights"], o["runtime"]),

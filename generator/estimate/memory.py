@@ -37,6 +37,10 @@ Workspace (``workspace``), per GPU:
 Training (``training_memory``):
 - full, mixed precision: 16-bit weights (2 B) + 16-bit gradients (2 B) + fp32 master weights (4 B)
   + AdamW's two fp32 moments (8 B) = 16 B per parameter; in f32: 4 + 4 + 8 = 16 B, no master copy.
+  Pure 16-bit training (``master_weights`` off, as torchtune's bf16 recipes run) keeps no master
+  copy: 12 B with AdamW. With the optimizer stepped in the backward pass (``optimizer_in_backward``,
+  torchtune's ``optimizer_in_bwd``) each gradient is freed once its parameter is updated, so the
+  gradients held at once are the largest matrix's (``largest_matrix``), not the whole model's.
 - the optimizer's state per trainable parameter (``formats.OPTIMIZERS``): AdamW 8 B (the
   default), 8-bit AdamW 2 B, SGD with momentum 4 B; paged 8-bit AdamW keeps its 2 B in memory the
   driver moves to the host under pressure, counted in ``host_bytes``, not on the GPU.
@@ -245,18 +249,32 @@ def lora_params(model: dict, rank: int) -> float:
     return layers * attn + mlp
 
 
+def largest_matrix(model: dict) -> int:
+    """Parameters of the model's largest weight matrix: the embedding (or output head) or an MLP
+    projection (one expert's, for MoE)."""
+    h = model["hidden_size"]
+    inter = _i(model, "intermediate_size", 4 * h)
+    return max(model["vocab_size"] * h, h * inter, h * model["attention_heads"] * model["head_dim"])
+
+
 def training_memory(model: dict, mode: str, weights: str, context: int, batch: int, gpus: int = 1,
                     lora_rank: int = 16, checkpointing: bool = True, flash_attention: bool = True,
-                    constants: dict | None = None, runtime: str = "transformers", optimizer_name: str = "adamw") -> dict:
-    """Bytes per GPU of full fine-tuning, LoRA or QLoRA, with their parts."""
+                    constants: dict | None = None, runtime: str = "transformers", optimizer_name: str = "adamw",
+                    master_weights: bool = True, optimizer_in_backward: bool = False) -> dict:
+    """Bytes per GPU of full fine-tuning, LoRA or QLoRA, with their parts. ``master_weights`` and
+    ``optimizer_in_backward`` apply to full fine-tuning (LoRA's adapters are fp32 and small)."""
     p = param_breakdown(model)
     wide = weights == "f32"
     state, host_state = OPTIMIZERS[optimizer_name]
     if mode == "full":
         trainable = p["total"]
-        base = trainable * (4 if wide else 2)
-        grads = trainable * (4 if wide else 2)
-        optimizer = trainable * (state + (0 if wide else 4))  # the optimizer's state (+ fp32 master weights in mixed precision)
+        width = 4 if wide else 2
+        base = trainable * width
+        # stepped in the backward pass, a gradient is freed as soon as it is made: the largest
+        # matrix's is the most held at once
+        grads = largest_matrix(model) * width if optimizer_in_backward else trainable * width
+        master = 0 if wide or not master_weights else 4
+        optimizer = trainable * (state + master)  # the optimizer's state (+ fp32 master weights in mixed precision)
         dequant = 0.0
     else:
         trainable = lora_params(model, lora_rank)

@@ -62,7 +62,8 @@ export const UNIFIED_SHARE_DEFAULT = 0.75;
 export const UBATCH = { "llama.cpp": 512, vllm: 8192, sglang: 8192, "tensorrt-llm": 8192 };
 export const DEFAULTS = {
   mode: "inference", kv_cache: "f16", context: 4096, batch: 1, gpus: 1, flash_attention: true,
-  checkpointing: true, lora_rank: 16, gpu_layers: null, optimizer: "adamw",
+  checkpointing: true, lora_rank: 16, gpu_layers: null, optimizer: "adamw", master_weights: true,
+  optimizer_in_backward: false,
 };
 const TRAINING_WEIGHTS = ["f32", "bf16", "f16"];
 const MAX_CONTEXT_SEARCH = 1 << 24;
@@ -208,17 +209,27 @@ export function loraParams(model, rank) {
   return layers * attn + mlp;
 }
 
+/** Parameters of the model's largest weight matrix: the embedding (or output head) or an MLP projection. */
+export function largestMatrix(model) {
+  const h = model.hidden_size, inter = num(model, "intermediate_size", 4 * h);
+  return Math.max(model.vocab_size * h, h * inter, h * model.attention_heads * model.head_dim);
+}
+
 export function trainingMemory(model, mode, weights, context, batch, gpus = 1, loraRank = 16, checkpointing = true,
-  flashAttention = true, constants = null, runtime = "transformers", optimizerName = "adamw") {
+  flashAttention = true, constants = null, runtime = "transformers", optimizerName = "adamw", masterWeights = true,
+  optimizerInBackward = false) {
   const p = paramBreakdown(model);
   const wide = weights === "f32";
   const [state, hostState] = OPTIMIZERS[optimizerName];
   let trainable, base, grads, optimizer, dequant;
   if (mode === "full") {
     trainable = p.total;
-    base = trainable * (wide ? 4 : 2);
-    grads = trainable * (wide ? 4 : 2);
-    optimizer = trainable * (state + (wide ? 0 : 4)); // the optimizer's state (+ fp32 master weights in mixed precision)
+    const width = wide ? 4 : 2;
+    base = trainable * width;
+    // stepped in the backward pass, a gradient is freed as soon as it is made: the largest matrix's is the most held
+    grads = optimizerInBackward ? largestMatrix(model) * width : trainable * width;
+    const master = wide || !masterWeights ? 0 : 4;
+    optimizer = trainable * (state + master); // the optimizer's state (+ fp32 master weights in mixed precision)
     dequant = 0;
   } else {
     trainable = loraParams(model, loraRank);
@@ -469,7 +480,7 @@ function memoryFor(model, o, constants, context) {
     return inferenceMemory(model, o.weights, o.kv_cache, context, o.batch, o.runtime, o.gpus, o.gpu_layers, o.flash_attention, constants);
   }
   return trainingMemory(model, o.mode, o.mode === "qlora" ? "bf16" : o.weights, context, o.batch, o.gpus, o.lora_rank,
-    o.checkpointing, o.flash_attention, constants, o.runtime, o.optimizer);
+    o.checkpointing, o.flash_attention, constants, o.runtime, o.optimizer, o.master_weights, o.optimizer_in_backward);
 }
 
 export function maxContext(model, o, constants, limitBytes) {
@@ -521,7 +532,8 @@ export function estimate(model, gpu, options = {}, table = {}) {
   const basis = {
     model: model.id ?? null, gpu: gpu.id ?? null, mode: o.mode, weights: o.weights, kv_cache: o.kv_cache,
     context: o.context, batch: o.batch, gpus: o.gpus, runtime: o.runtime, flash_attention: o.flash_attention,
-    checkpointing: o.checkpointing, lora_rank: o.lora_rank, optimizer: o.optimizer, gpu_layers: mem.gpu_layers,
+    checkpointing: o.checkpointing, lora_rank: o.lora_rank, optimizer: o.optimizer, master_weights: o.master_weights,
+    optimizer_in_backward: o.optimizer_in_backward, gpu_layers: mem.gpu_layers,
     bits_per_weight: mem.bits_per_weight ?? null, weights_file_bytes: mem.weights_file_bytes, usable_bytes: usable,
     memory_bandwidth_gbs: gpu.memory_bandwidth_gbs, matrix_tflops: matrixTflops(gpu, o.weights, o.runtime),
     speed_constants: speedConstants(constants, o.runtime, gpu), memory_constants: memoryConstants(constants, o.runtime),

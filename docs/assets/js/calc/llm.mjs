@@ -55,6 +55,8 @@ export function setup(root, { lang, prefix, msg, fmt, data }) {
     field("kv").disabled = raw.mode !== "inference";
     field("ckpt").disabled = raw.mode === "inference";
     field("opt").disabled = raw.mode === "inference";
+    field("master").disabled = raw.mode !== "full";
+    field("inbwd").disabled = raw.mode !== "full";
   };
 
   /** After the reader changes the mode or the runtime: move dependent choices to an allowed value. */

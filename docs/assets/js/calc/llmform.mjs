@@ -40,10 +40,10 @@ export const RUN_FIELDS = {
 };
 export const CHOICES = { mode: MODES, runtime: RUNTIMES, weights: WEIGHTS, kv: KV, opt: OPT };
 const CHOICE_DEFAULTS = { opt: DEFAULTS.optimizer };
-export const CHECKS = ["custom", "tied", "ckpt", "flash"];
+export const CHECKS = ["custom", "tied", "ckpt", "flash", "master", "inbwd"];
 /** Every named input of the form, in the order of the URL. */
 export const NAMES = ["model", "custom", ...Object.keys(ARCH_FIELDS), "tied", "mode", "runtime", "weights", "context",
-  "kv", "batch", "gpus", "card", "ckpt", "flash", "opt"];
+  "kv", "batch", "gpus", "card", "ckpt", "flash", "opt", "master", "inbwd"];
 
 const training = (mode) => mode !== "inference";
 const gguf = (w) => Boolean(WEIGHT_FORMATS[w] && WEIGHT_FORMATS[w].gguf);
@@ -146,6 +146,9 @@ export function engineError(e, mode) {
 }
 
 const bool = (x) => x === "1" || x === "true" || x === true;
+// a box an older address (or a caller) leaves out keeps the engine's default
+const CHECK_DEFAULTS = { master: DEFAULTS.master_weights, inbwd: DEFAULTS.optimizer_in_backward };
+const checked = (raw, name) => (raw[name] === undefined ? CHECK_DEFAULTS[name] : bool(raw[name]));
 
 /**
  * Raw form values (strings; checkboxes "1"/"0") -> {errors, warnings, model, gpu, options, result}.
@@ -211,6 +214,7 @@ export function evaluate(raw, ctx) {
   const options = {
     mode, runtime: v.runtime, weights: v.weights, kv_cache: v.kv, context: v.context, batch: v.batch, gpus: v.gpus,
     checkpointing: bool(raw.ckpt), flash_attention: bool(raw.flash), optimizer: v.opt,
+    master_weights: checked(raw, "master"), optimizer_in_backward: checked(raw, "inbwd"),
   };
   if (Object.keys(errors).length) return { errors, warnings, model, gpu, options, result: null };
   const out = runEstimate(model, gpu, options, ctx.table || {});
@@ -234,7 +238,7 @@ export function totalBytes(model, options, constants, n) {
     return inferenceMemory(model, o.weights, o.kv_cache, o.context, o.batch, o.runtime, n, o.gpu_layers, o.flash_attention, constants).total_bytes;
   }
   return trainingMemory(model, o.mode, o.mode === "qlora" ? "bf16" : o.weights, o.context, o.batch, n, o.lora_rank,
-    o.checkpointing, o.flash_attention, constants, o.runtime, o.optimizer).total_bytes;
+    o.checkpointing, o.flash_attention, constants, o.runtime, o.optimizer, o.master_weights, o.optimizer_in_backward).total_bytes;
 }
 
 /** The fewest cards (from `from` up to `max`) whose share fits one card; null when even `max` do not. */
