@@ -142,9 +142,6 @@ def _year_ticks(first: _dt.date, last: _dt.date) -> tuple[int, int, list[int]]:
 
 # -- drawing ------------------------------------------------------------------------------
 
-SAME_SPOT_TIPS = 1  # a spot drawn for several items names this many of them in its tip
-
-
 def _points(c, items) -> list[str]:
     """Scatter points ``(series, x, y, tip[, r])``, each a ``<g class="pt sK">`` with its tip.
 
@@ -159,11 +156,11 @@ def _points(c, items) -> list[str]:
     for group in spots.values():
         k, x, y = group[0][0], group[0][1], group[0][2]
         r = group[0][4] if len(group[0]) > 4 else 4.5
-        tips = "; ".join(str(item[3]) for item in group[:SAME_SPOT_TIPS])
-        if len(group) > SAME_SPOT_TIPS:
-            tips += " " + _plain(c, "chart.same_spot", count=c.num(len(group) - SAME_SPOT_TIPS))
-        count = f' data-n="{len(group)}"' if len(group) > 1 else ""
-        out.append(f'<g class="pt s{k}"{count}><title>{_e(tips)}</title>{_marker(k, x, y, r)}</g>')
+        tip, count = str(group[0][3]), ""
+        if len(group) > 1:
+            tip += " " + _plain(c, "chart.same_spot", count=c.num(len(group) - 1))
+            count = f' data-n="{len(group)}"'
+        out.append(f'<g class="pt s{k}"{count}><title>{_e(tip)}</title>{_marker(k, x, y, r)}</g>')
     return out
 
 
