@@ -45,7 +45,7 @@ import math
 
 from .formats import GIB, KV_BYTES, WEIGHT_FORMATS, backend
 from .memory import activation_basis, inference_memory, training_memory, weights_parts
-from .relative_fit import fit_relative, mode_of, relative_groups
+from .relative_fit import REVISIONS_SOURCE, fit_relative, mode_of, relative_groups
 from .speed import (
     DEFAULT_SPEED,
     decode_from_terms,
@@ -366,7 +366,7 @@ def accuracy(models: dict, gpus: dict, measurements, revisions=(), constants: di
     loso = []
     for pub in publishers:
         keep = [m for m in measurements if (m.get("publisher") or m.get("source")) != pub]
-        keep_revs = [r for r in revisions if f"revision {r.get('date') or r.get('id')}" != pub]
+        keep_revs = [] if pub == REVISIONS_SOURCE else revisions
         c = fit_constants(models, gpus, keep, keep_revs)
         loso.extend(e for e in _errors(models, gpus, measurements, revisions, c) if e[2] == pub)
     table: dict[str, dict] = {}

@@ -23,6 +23,11 @@ def mode_of(m: dict) -> str:
     return "full" if m.get("metric") in ("training_tokens_per_s", "training_throughput") else "inference"
 
 
+# The revisions' relative-performance tables are one author's advice over the years: one source,
+# left out together when the constants are refitted without each source.
+REVISIONS_SOURCE = "the advice's revisions"
+
+
 def relative_groups(measurements, revisions, gpus: dict) -> list[dict]:
     """Groups of relative training throughput: {source, reference, values {gpu: value}}."""
     groups = []
@@ -31,10 +36,12 @@ def relative_groups(measurements, revisions, gpus: dict) -> list[dict]:
             vals = {g: float(v) for g, v in (table.get("values") or {}).items() if g in gpus and v}
             ref = table.get("reference")
             if ref in vals and len(vals) >= 2:
-                groups.append({"source": f"revision {rev.get('date') or rev.get('id')}", "id": f"{rev.get('id')}#{i}",
+                groups.append({"source": REVISIONS_SOURCE, "id": f"{rev.get('id')}#{i}",
                                "reference": ref, "values": vals, "workload": table.get("workload")})
     sets: dict[str, dict] = {}
+    publishers: dict[str, str] = {}
     for m in measurements:
+        publishers.setdefault(m.get("source"), m.get("publisher"))
         key = training_group(m)
         if key is not None and m.get("gpu") in gpus and m.get("value"):
             sets.setdefault(key, {})[m["gpu"]] = float(m["value"])
@@ -42,7 +49,7 @@ def relative_groups(measurements, revisions, gpus: dict) -> list[dict]:
         if len(vals) >= 2:
             ref = sorted(vals, key=lambda g: (-vals[g], g))[0]
             source = key.split("/", 1)[0]
-            pub = next((m.get("publisher") for m in measurements if m.get("source") == source), source)
+            pub = publishers.get(source) or source
             groups.append({"source": pub, "id": key, "reference": ref, "values": vals, "workload": "training"})
     return groups
 
