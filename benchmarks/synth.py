@@ -48,11 +48,8 @@ def make(src: Path, dest: Path, factor: int) -> Path:
             date = day.isoformat()
             used.add(date)
             text = path.read_text(encoding="utf-8").replace(f"date: {path.stem}", f"date: {date}")
-            (dest / "revisions" / f"{date}.yaml").write_text(text, encoding="utf-8")
-            for lang in TRANSLATED_LANGS:
-                tr = src / "translations" / lang / "revisions" / path.name
-                if tr.exists():
-                    shutil.copyfile(tr, dest / "translations" / lang / "revisions" / f"{date}.yaml")
+            _write(dest / "revisions" / f"{date}.yaml", text)
+            _translations(src, dest, f"revisions/{path.name}", f"revisions/{date}.yaml")
             day += _dt.timedelta(days=1)
     return dest
 

@@ -86,7 +86,6 @@ def url_of(lang: str, md: str | None) -> str:
     return prefix + stem
 
 
-
 @contextlib.contextmanager
 def _collector_paused():
     """Python's cyclic garbage collector held off while the open page is rebuilt. A full
@@ -101,6 +100,7 @@ def _collector_paused():
     finally:
         if enabled:
             gc.enable()
+
 
 class Preview:
     def __init__(self, paths: Paths, out=sys.stderr, langs=LANGS):

@@ -111,6 +111,33 @@ def test_open_page_first_then_only_changed_pages(preview):
     assert "rebuilt in" in out.getvalue() and "every language is up to date" in out.getvalue()
 
 
+def test_the_open_pages_step_runs_without_the_cyclic_collector_and_gives_it_back(preview, monkeypatch):
+    """A full collection walks the loaded data: it is held off while the open page is rebuilt,
+    and on again once the step is over (a failed step included)."""
+    import gc
+
+    import generator.preview as preview_module
+
+    pv, base, _ = preview
+    seen = []
+    real = preview_module.generate_language
+    monkeypatch.setattr(preview_module, "generate_language",
+                        lambda *a, **k: seen.append(gc.isenabled()) or real(*a, **k))
+    pv.seen("/gpus/rtx-2070/")
+    assert gc.isenabled()
+    _edit(base, "gpus/nvidia/rtx-2070.yaml", "tdp_w: 175", "tdp_w: 177")
+    try:
+        pv.update()
+        assert seen[0] is False and gc.isenabled()
+        _edit(base, "gpus/nvidia/rtx-2070.yaml", "tdp_w: 177", "tdp_w: -1")
+        pv.update()
+        assert pv.changes[-1].problems and gc.isenabled()
+    finally:
+        _edit(base, "gpus/nvidia/rtx-2070.yaml", "tdp_w: -1", "tdp_w: 175")
+        pv.update()
+        _wait(pv)
+
+
 def test_first_step_writes_the_shared_data_only_for_a_page_that_reads_it(preview):
     """The data file holds every card: a GPU page's first step leaves it to the step after (the
     page does not read it); the compare page's first step writes it, so its table is not stale."""

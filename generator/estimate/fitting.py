@@ -70,7 +70,8 @@ def _inputs(m: dict, models: dict, gpus: dict):
             "batch": max(1, m.get("batch") or 1), "gpus": max(1, m.get("gpus") or 1), "runtime": m.get("runtime") or "",
             "fa": m.get("flash_attention", True) is not False, "kernel": m.get("kernel"),
             "checkpointing": m.get("gradient_checkpointing", True) is not False, "optimizer": m.get("optimizer") or "adamw",
-            "master_weights": m.get("master_weights", True) is not False, "in_backward": m.get("optimizer_in_backward") is True,
+            "master_weights": m.get("master_weights", True) is not False,
+            "optimizer_in_backward": m.get("optimizer_in_backward") is True,
             "value": float(value)}
 
 
@@ -262,7 +263,7 @@ def _predict_peak(x: dict, constants: dict) -> float:
         r = training_memory(x["model"], x["mode"], x["weights"] if x["mode"] != "qlora" else "bf16", x["context"],
                             x["batch"], x["gpus"], checkpointing=x["checkpointing"], flash_attention=x["fa"],
                             constants=constants, runtime="transformers", optimizer_name=x["optimizer"],
-                            master_weights=x["master_weights"], optimizer_in_backward=x["in_backward"])
+                            master_weights=x["master_weights"], optimizer_in_backward=x["optimizer_in_backward"])
     else:
         r = inference_memory(x["model"], x["weights"], x["kv"], max(1, x["context"]), x["batch"], x["runtime"],
                              x["gpus"], flash_attention=x["fa"], constants=constants)
