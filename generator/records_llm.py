@@ -20,6 +20,8 @@ METRICS = ("decode_tokens_per_s", "prefill_tokens_per_s", "peak_memory_gib", "we
 MODES = ("inference", "full", "lora", "qlora")
 # training optimizers, as generator/estimate/formats.py counts their state
 OPTIMIZERS = ("adamw", "adamw-8bit", "paged-adamw-8bit", "sgd")
+# the projections a LoRA adapter may sit on, as generator/estimate/formats.py names them
+LORA_TARGETS = ("q", "k", "v", "o", "gate", "up", "down")
 # Training benchmarks that are not LLMs of data/models: a result names one of them in place of a
 # model, and its value (metric training_throughput) is in the benchmark's own unit per second, so
 # it compares across cards within one workload and source only. Proper names, not translated.
@@ -161,14 +163,21 @@ def rule_result_subject(result, ctx, kp):
         ctx.err(kp + ("generated_tokens",), "generated_tokens describes how a decode_tokens_per_s result was timed")
     if result.get("mode") == "inference" and result.get("metric") == "training_tokens_per_s":
         ctx.err(kp + ("mode",), "training_tokens_per_s is measured in a training mode (full, lora or qlora)")
+    _training_conditions(result, ctx, kp)
+
+
+def _training_conditions(result, ctx, kp):
+    """The conditions of a training run are given for training runs only, each for its modes."""
     training = result.get("mode") not in (None, "inference") or result.get("metric") == "training_tokens_per_s"
-    if result.get("gradient_checkpointing") is not None and not training:
-        ctx.err(kp + ("gradient_checkpointing",), "gradient_checkpointing describes a training run (mode full, lora or qlora)")
-    if result.get("optimizer") is not None and not training:
-        ctx.err(kp + ("optimizer",), "optimizer describes a training run (mode full, lora or qlora)")
+    for name in ("gradient_checkpointing", "optimizer", "chunked_loss"):
+        if result.get(name) is not None and not training:
+            ctx.err(kp + (name,), f"{name} describes a training run (mode full, lora or qlora)")
     for name in ("master_weights", "optimizer_in_backward"):
         if result.get(name) is not None and result.get("mode") != "full":
             ctx.err(kp + (name,), f"{name} describes full fine-tuning (mode full)")
+    for name in ("lora_rank", "lora_targets"):
+        if result.get(name) is not None and result.get("mode") not in ("lora", "qlora"):
+            ctx.err(kp + (name,), f"{name} describes a LoRA or QLoRA run (mode lora or qlora)")
 
 
 RESULT = Record({
@@ -197,6 +206,12 @@ RESULT = Record({
                         doc="full fine-tuning: an fp32 master copy of 16-bit weights (default: true; false for pure bf16)"),
     "optimizer_in_backward": F(Bool(), required=False,
                                doc="full fine-tuning: each parameter stepped as its gradient is made (default: false)"),
+    "lora_rank": F(Number(integer=True, maximum=65536), required=False,
+                   doc="LoRA and QLoRA: the adapters' rank (default: 16)"),
+    "lora_targets": F(List(Enum(LORA_TARGETS), min_items=1, unique=True), required=False,
+                      doc="LoRA and QLoRA: the projections adapted (default: all seven)"),
+    "chunked_loss": F(Bool(), required=False,
+                      doc="training results: the loss upcasts the logits to fp32 one chunk at a time (default: false)"),
     "metric": F(Enum(METRICS)),
     "value": F(Number(maximum=1e9)),
     "url": F(Url(), required=False, doc="a more precise link than the file's"),

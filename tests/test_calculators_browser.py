@@ -698,6 +698,51 @@ def test_llm_pure_16_bit_and_the_step_in_the_backward_pass_in_the_form_and_the_a
         fresh.context.close()
 
 
+def test_llm_lora_rank_adapters_and_the_chunked_loss_in_the_form_and_the_address(server, page, browser):  # noqa: F811
+    """LoRA's rank and adapters are usable in LoRA and QLoRA only, the loss in chunks in every
+    training mode; labelled in Chinese, each moving its own part, a bad rank shown on its field,
+    all kept in the address and read back on a fresh page."""
+    zh = yaml.safe_load((ROOT / "data" / "translations" / "zh" / "ui.yaml").read_text(encoding="utf-8"))
+    page.goto(server + "/zh" + LLM_URL)
+    wait_ready(page, "llm")
+    scope = root_of(page, "llm")
+    rank, targets, chunk = llm_field(page, "rank"), llm_field(page, "targets"), llm_field(page, "chunk")
+    for name, key in (("rank", "calc.llm.lora_rank"), ("targets", "calc.llm.lora_targets"), ("chunk", "calc.llm.chunked_loss")):
+        assert scope.locator(f'label[for="wg-llm-{name}"]').inner_text().strip() == zh[key]["text"]
+    offered = [zh[f"calc.llm.targets_{k}"]["text"] for k in ("all", "attention", "qv")]
+    assert targets.locator("option").all_inner_texts() == offered
+    assert rank.is_disabled() and targets.is_disabled() and chunk.is_disabled() and not chunk.is_checked()
+    llm_field(page, "mode").select_option("full")
+    assert rank.is_disabled() and targets.is_disabled() and not chunk.is_disabled()
+    llm_field(page, "mode").select_option("lora")
+    assert not rank.is_disabled() and not targets.is_disabled() and rank.input_value() == "16"
+    every = last(page, "llm")
+    rank.fill("0")
+    assert scope.locator('[data-wg-err="rank"]').inner_text().strip() == zh["calc.err.positive"]["text"]
+    rank.fill("8")
+    targets.select_option("qv")
+    qv = last(page, "llm")
+    assert qv["basis"]["lora_targets"] == ["q", "v"] and qv["basis"]["lora_rank"] == 8
+    assert qv["basis"]["trainable_params"] < every["basis"]["trainable_params"] / 10
+    chunk.check()
+    chunked = last(page, "llm")
+    assert chunked["basis"]["chunked_loss"] is True
+    assert chunked["memory"]["activations_bytes"] < qv["memory"]["activations_bytes"]
+    shown = shown_number(llm_out(page, "v_activations"))
+    assert abs(shown - chunked["memory"]["activations_bytes"] / 2**30) < 0.006
+    for part in ("rank=8", "targets=qv", "chunk=1"):
+        assert part in page.url, page.url
+    fresh = browser.new_context().new_page()
+    try:
+        fresh.goto(page.url)
+        wait_ready(fresh, "llm")
+        assert last(fresh, "llm") == chunked
+        assert llm_field(fresh, "rank").input_value() == "8" and llm_field(fresh, "targets").input_value() == "qv"
+        assert llm_field(fresh, "chunk").is_checked()
+    finally:
+        fresh.context.close()
+
+
 def test_llm_total_visible_on_a_phone_without_scrolling(server, browser):  # noqa: F811
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     pg = context.new_page()

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from generator import records_llm
 from generator.estimate import engine, fitting, formats, memory, published, read_bundle, relative_fit, speed
 from generator.estimate.engine import EstimateError, estimate, training_relative_only
 
@@ -81,6 +82,9 @@ def test_fixture_covers_every_format_precision_and_feature():
     switches = {(c["options"].get("master_weights", True), c["options"].get("optimizer_in_backward", False))
                 for c in FIXTURE["cases"] if "expect" in c and c["options"].get("mode") == "full"}
     assert {(True, False), (False, False), (False, True)} <= switches
+    trained = [c for c in FIXTURE["cases"] if "expect" in c and c["options"].get("mode") not in (None, "inference")]
+    assert {c["options"].get("chunked_loss", False) for c in trained} == {True, False}
+    assert {c["options"]["mode"] for c in trained if "lora_targets" in c["options"]} == {"lora", "qlora"}
     for part in ("moe-", "mla-", "sliding-", "multi-gpu-", "unified-", "offload-", "training-", "bad-"):
         assert any(i.startswith(part) for i in ids), part
 
@@ -178,6 +182,35 @@ def test_pure_16_bit_training_and_the_step_in_the_backward_pass_by_hand():
     lora = memory.training_memory(model, "lora", "bf16", 2048, 2)
     assert memory.training_memory(model, "lora", "bf16", 2048, 2, master_weights=False,
                                   optimizer_in_backward=True) == lora
+
+
+def test_lora_targets_rank_and_the_loss_in_chunks_by_hand():
+    """Llama 3.1 8B (hidden 4,096, 32 query and 8 KV heads of 128, MLP 14,336, 32 layers): rank 8
+    on q and v is 8 x ((4,096 + 4,096) + (4,096 + 1,024)) per layer; each projection adds its own
+    r x (in + out), the MLP's three (4,096 + 14,336) each. The loss in 8 chunks keeps the 16-bit
+    logits (2 B per vocabulary entry and token) and one chunk's fp32 logits and gradient (8 B / 8)
+    instead of 8 B for every token: 5 B less per entry in bf16, 3 B less in f32."""
+    model = FIXTURE["models"]["llama-3-1-8b"]
+    qv = 32 * 8 * ((4096 + 4096) + (4096 + 1024))
+    assert memory.lora_params(model, 8, ("q", "v")) == qv == 3_407_872
+    assert memory.lora_params(model, 8, ("v", "q")) == qv
+    every = memory.lora_params(model, 8)
+    assert every == qv + 32 * 8 * ((4096 + 1024) + (4096 + 4096)) + 32 * 3 * 8 * (4096 + 14336)
+    assert memory.lora_params(model, 16, ("q", "v")) == 2 * qv
+    moe = FIXTURE["models"]["qwen3-30b-a3b"]
+    mlp_only = memory.lora_params(moe, 4, ("gate", "up", "down"))
+    assert mlp_only == moe["layers"] * moe["experts"] * 3 * 4 * (moe["hidden_size"] + moe["moe_intermediate_size"])
+    lora = memory.training_memory(model, "lora", "bf16", 2048, 2, lora_rank=8, lora_targets=("q", "v"))
+    assert lora["trainable_params"] == qv and lora["gradients_bytes"] == qv * 4
+    tokens = 2048 * 2
+    for weights, saved in (("bf16", 5), ("f32", 3)):
+        plain = memory.training_memory(model, "full", weights, 2048, 2)
+        chunked = memory.training_memory(model, "full", weights, 2048, 2, chunked_loss=True)
+        assert plain["activations_bytes"] - chunked["activations_bytes"] == pytest.approx(saved * 128256 * tokens)
+        assert plain["total_bytes"] - chunked["total_bytes"] == pytest.approx(saved * 128256 * tokens)
+    # the record types name the same projections as the engine
+    assert records_llm.LORA_TARGETS == formats.LORA_TARGETS
+    assert set(records_llm.OPTIMIZERS) == set(formats.OPTIMIZERS)
 
 
 def test_relative_training_counts_memory_by_its_exponent():

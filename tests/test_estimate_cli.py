@@ -134,3 +134,25 @@ def test_pure_16_bit_training_and_the_step_in_the_backward_pass_are_switches_in_
     assert (mixed["fits"], pure["fits"], stepped["fits"]) == (False, False, True)
     rc, out, err = cli(*base, "--optimizer-in-backward", "--mode", "lora")
     assert rc == 0 and json.loads(out)["memory"]["gradients_bytes"] > 0
+
+
+def test_lora_targets_rank_and_the_chunked_loss_are_options_in_the_basis():
+    base = ("--gpu", "rtx-4090", "--model", "llama-3-1-8b", "--mode", "lora", "--context", "2048", "--batch", "2",
+            "--format", "json")
+    rc, out, err = cli(*base)
+    assert rc == 0, err
+    every = json.loads(out)
+    assert every["basis"]["lora_targets"] == ["q", "k", "v", "o", "gate", "up", "down"]
+    assert every["basis"]["lora_rank"] == 16 and every["basis"]["chunked_loss"] is False
+    rc, out, err = cli(*base, "--lora-rank", "8", "--lora-targets", "v, q", "--chunked-loss")
+    assert rc == 0, err
+    qv = json.loads(out)
+    assert qv["basis"]["lora_targets"] == ["q", "v"] and qv["basis"]["lora_rank"] == 8 and qv["basis"]["chunked_loss"]
+    assert qv["basis"]["trainable_params"] == 3_407_872
+    assert qv["memory"]["activations_bytes"] < every["memory"]["activations_bytes"]
+    assert qv["memory"]["optimizer_bytes"] == 3_407_872 * 8
+    for bad in ("q,x", "q,q", ","):
+        rc, out, err = cli(*base, "--lora-targets", bad)
+        assert rc == 2 and out == "", bad
+        assert err.strip() == ("error: --lora-targets takes projections from q, k, v, o, gate, up, down, "
+                               "comma-separated, each once")

@@ -254,6 +254,26 @@ CASES = {
         lambda t: _with_measurement(t, MEAS_TEXT.replace(PREFILL, "metric: peak_memory_gib\n    optimizer_in_backward: true")),
         "data/measurements/bench.yaml:15: results[0].optimizer_in_backward: optimizer_in_backward describes full fine-tuning",
     ),
+    "measurement_lora_rank_and_targets_are_lora_conditions": (
+        lambda t: _with_measurement(t, MEAS_TEXT.replace(PREFILL, "metric: peak_memory_gib\n    mode: qlora\n"
+                                                                  "    lora_rank: 8\n    lora_targets: [q, v]")),
+        lambda t: _with_measurement(t, MEAS_TEXT.replace(PREFILL, "metric: peak_memory_gib\n    mode: full\n"
+                                                                  "    lora_targets: [q, v]")),
+        "data/measurements/bench.yaml:16: results[0].lora_targets: lora_targets describes a LoRA or QLoRA run",
+    ),
+    "measurement_lora_targets_are_named_once": (
+        lambda t: _with_measurement(t, MEAS_TEXT.replace(PREFILL, "metric: peak_memory_gib\n    mode: lora\n"
+                                                                  "    lora_targets: [q, v]")),
+        lambda t: _with_measurement(t, MEAS_TEXT.replace(PREFILL, "metric: peak_memory_gib\n    mode: lora\n"
+                                                                  "    lora_targets: [q, v, q]")),
+        "data/measurements/bench.yaml:16: results[0].lora_targets[2]: 'q' is listed twice (first as item 1)",
+    ),
+    "measurement_chunked_loss_is_a_training_condition": (
+        lambda t: _with_measurement(t, MEAS_TEXT.replace(PREFILL, "metric: peak_memory_gib\n    mode: lora\n"
+                                                                  "    chunked_loss: true")),
+        lambda t: _with_measurement(t, MEAS_TEXT.replace(PREFILL, "metric: peak_memory_gib\n    chunked_loss: true")),
+        "data/measurements/bench.yaml:15: results[0].chunked_loss: chunked_loss describes a training run",
+    ),
     "price_cloud_names_its_instance": (
         lambda t: t.write(PRICE, PRICE_TEXT),
         lambda t: t.write(PRICE, PRICE_TEXT.replace("    instance: x8\n", "")),

@@ -10,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-from .formats import CLI_RUNTIMES, GIB, KV_BYTES, MODES, OPTIMIZERS, WEIGHT_FORMATS
+from .formats import CLI_RUNTIMES, GIB, KV_BYTES, LORA_RANK, LORA_TARGETS, MODES, OPTIMIZERS, WEIGHT_FORMATS
 
 CLI_WEIGHTS = [w for w in WEIGHT_FORMATS if w not in ("q4_k_s", "mxfp4")] + ["q4_k_s", "mxfp4"]
 
@@ -36,6 +36,7 @@ MESSAGES = {
     "est.err.training_weights": ("{weights} weights cannot be trained in full or with LoRA; "
                                  "use bf16, f16 or f32 (or --mode qlora)"),
     "est.err.gpu_layers_training": "--gpu-layers applies to inference only",
+    "est.err.lora_targets": "--lora-targets takes projections from {targets}, comma-separated, each once",
     "est.err.gpu_figures": "this GPU record lacks memory size or bandwidth",
     "est.err.reference": "no reference GPU for relative training throughput",
 }
@@ -76,7 +77,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--gpu-layers", type=int, help="layers kept on the GPU, the rest offloaded to the CPU (llama.cpp)")
     p.add_argument("--no-flash-attention", action="store_true")
     p.add_argument("--no-checkpointing", action="store_true", help="training without gradient checkpointing")
-    p.add_argument("--lora-rank", type=int, default=16)
+    p.add_argument("--lora-rank", type=int, default=LORA_RANK, help=f"LoRA and QLoRA: the adapters' rank (default {LORA_RANK})")
+    p.add_argument("--lora-targets", default=",".join(LORA_TARGETS),
+                   help="LoRA and QLoRA: the projections adapted, comma-separated, from " + ",".join(LORA_TARGETS)
+                   + " (default: all of them; torchtune's single-GPU recipes adapt q,v)")
+    p.add_argument("--chunked-loss", action="store_true",
+                   help="training: the loss upcasts the logits to fp32 in chunks (as torchtune's CEWithChunkedOutputLoss)")
     p.add_argument("--optimizer", choices=list(OPTIMIZERS), default="adamw",
                    help="training: the optimizer's state per trainable parameter (paged-adamw-8bit keeps it in host memory)")
     p.add_argument("--no-master-weights", action="store_true",
@@ -216,7 +222,9 @@ def run(args) -> int:
                        "batch": args.batch, "runtime": args.runtime, "gpus": args.gpus, "gpu_layers": args.gpu_layers,
                        "flash_attention": not args.no_flash_attention, "checkpointing": not args.no_checkpointing,
                        "lora_rank": args.lora_rank, "optimizer": args.optimizer,
-                       "master_weights": not args.no_master_weights, "optimizer_in_backward": args.optimizer_in_backward}
+                       "master_weights": not args.no_master_weights, "optimizer_in_backward": args.optimizer_in_backward,
+                       "chunked_loss": args.chunked_loss,
+                       "lora_targets": [t.strip() for t in args.lora_targets.split(",")]}
             estimate(model, gpu, options, {})  # reject impossible input before fitting the constants
             result = estimate(model, gpu, options, published(bundle, args.reference))
     except UsageError as exc:

@@ -12,6 +12,8 @@ from .formats import (
     GGUF_ONLY_RUNTIMES,
     KV_BY_RUNTIME,
     KV_BYTES,
+    LORA_RANK,
+    LORA_TARGETS,
     MODES,
     OPTIMIZERS,
     RUNTIMES,
@@ -31,8 +33,8 @@ from .memory import (
 from .speed import decode_tokens_per_s, matrix_tflops, prefill_tokens_per_s, relative_training, speed_constants
 
 DEFAULTS = {"mode": "inference", "kv_cache": "f16", "context": 4096, "batch": 1, "gpus": 1, "flash_attention": True,
-            "checkpointing": True, "lora_rank": 16, "gpu_layers": None, "optimizer": "adamw", "master_weights": True,
-            "optimizer_in_backward": False}
+            "checkpointing": True, "lora_rank": LORA_RANK, "gpu_layers": None, "optimizer": "adamw", "master_weights": True,
+            "optimizer_in_backward": False, "chunked_loss": False, "lora_targets": list(LORA_TARGETS)}
 TRAINING_WEIGHTS = ("f32", "bf16", "f16")
 MAX_CONTEXT_SEARCH = 1 << 24
 
@@ -93,6 +95,10 @@ def check_options(o: dict, model: dict) -> None:
     for name in ("context", "batch", "gpus", "lora_rank"):
         if not _pos_int(o[name]):
             raise EstimateError("est.err.positive", {"field": name})
+    targets = o["lora_targets"]
+    if (not isinstance(targets, (list, tuple)) or not targets or len(set(targets)) != len(targets)
+            or any(t not in LORA_TARGETS for t in targets)):
+        raise EstimateError("est.err.lora_targets", {"targets": ", ".join(LORA_TARGETS)})
     if o["gpu_layers"] is not None and not (isinstance(o["gpu_layers"], int) and 0 <= o["gpu_layers"] <= model["layers"]):
         raise EstimateError("est.err.gpu_layers", {"layers": model["layers"]})
     if is_gguf(o["weights"]) and o["runtime"] not in GGUF_ONLY_RUNTIMES:
@@ -128,7 +134,8 @@ def _memory(model: dict, o: dict, constants: dict | None, context: int) -> dict:
                                 o["gpu_layers"], o["flash_attention"], constants)
     return training_memory(model, o["mode"], "bf16" if o["mode"] == "qlora" else o["weights"], context, o["batch"],
                            o["gpus"], o["lora_rank"], o["checkpointing"], o["flash_attention"], constants, o["runtime"],
-                           o["optimizer"], o["master_weights"], o["optimizer_in_backward"])
+                           o["optimizer"], o["master_weights"], o["optimizer_in_backward"], o["chunked_loss"],
+                           o["lora_targets"])
 
 
 def max_context(model: dict, o: dict, constants: dict | None, limit_bytes: float):
@@ -185,7 +192,8 @@ def estimate(model: dict, gpu: dict, options: dict | None = None, table: dict | 
              "kv_cache": o["kv_cache"], "context": o["context"], "batch": o["batch"], "gpus": o["gpus"],
              "runtime": o["runtime"], "flash_attention": o["flash_attention"], "checkpointing": o["checkpointing"],
              "lora_rank": o["lora_rank"], "optimizer": o["optimizer"], "master_weights": o["master_weights"],
-             "optimizer_in_backward": o["optimizer_in_backward"], "gpu_layers": mem["gpu_layers"],
+             "optimizer_in_backward": o["optimizer_in_backward"], "chunked_loss": o["chunked_loss"],
+             "lora_targets": [t for t in LORA_TARGETS if t in o["lora_targets"]], "gpu_layers": mem["gpu_layers"],
              "bits_per_weight": mem.get("bits_per_weight"), "weights_file_bytes": mem["weights_file_bytes"],
              "usable_bytes": usable, "memory_bandwidth_gbs": gpu["memory_bandwidth_gbs"],
              "matrix_tflops": matrix_tflops(gpu, o["weights"], o["runtime"]),

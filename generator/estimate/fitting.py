@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import math
 
-from .formats import GIB, KV_BYTES, WEIGHT_FORMATS, backend
+from .formats import GIB, KV_BYTES, LORA_RANK, LORA_TARGETS, WEIGHT_FORMATS, backend
 from .memory import activation_basis, inference_memory, training_memory, weights_parts
 from .relative_fit import REVISIONS_SOURCE, fit_relative, mode_of, relative_groups
 from .speed import (
@@ -72,6 +72,8 @@ def _inputs(m: dict, models: dict, gpus: dict):
             "checkpointing": m.get("gradient_checkpointing", True) is not False, "optimizer": m.get("optimizer") or "adamw",
             "master_weights": m.get("master_weights", True) is not False,
             "optimizer_in_backward": m.get("optimizer_in_backward") is True,
+            "chunked_loss": m.get("chunked_loss") is True, "lora_rank": m.get("lora_rank") or LORA_RANK,
+            "lora_targets": m.get("lora_targets") or LORA_TARGETS,
             "value": float(value)}
 
 
@@ -263,7 +265,8 @@ def _predict_peak(x: dict, constants: dict) -> float:
         r = training_memory(x["model"], x["mode"], x["weights"] if x["mode"] != "qlora" else "bf16", x["context"],
                             x["batch"], x["gpus"], checkpointing=x["checkpointing"], flash_attention=x["fa"],
                             constants=constants, runtime="transformers", optimizer_name=x["optimizer"],
-                            master_weights=x["master_weights"], optimizer_in_backward=x["optimizer_in_backward"])
+                            master_weights=x["master_weights"], optimizer_in_backward=x["optimizer_in_backward"],
+                            chunked_loss=x["chunked_loss"], lora_rank=x["lora_rank"], lora_targets=x["lora_targets"])
     else:
         r = inference_memory(x["model"], x["weights"], x["kv"], max(1, x["context"]), x["batch"], x["runtime"],
                              x["gpus"], flash_attention=x["fa"], constants=constants)

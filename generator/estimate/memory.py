@@ -44,9 +44,10 @@ Training (``training_memory``):
 - the optimizer's state per trainable parameter (``formats.OPTIMIZERS``): AdamW 8 B (the
   default), 8-bit AdamW 2 B, SGD with momentum 4 B; paged 8-bit AdamW keeps its 2 B in memory the
   driver moves to the host under pressure, counted in ``host_bytes``, not on the GPU.
-- LoRA: the frozen 16-bit base, plus rank-r adapters A (r x in) and B (out x r) on q, k, v, o and
-  the MLP's gate, up and down projections (each expert's, for MoE), kept in fp32 with fp32
-  gradients and AdamW moments: 16 B per adapter parameter.
+- LoRA: the frozen 16-bit base, plus rank-r adapters A (r x in) and B (out x r) on the chosen
+  projections (``lora_targets``; by default every one: q, k, v, o and the MLP's gate, up and down,
+  each expert's for MoE), kept in fp32 with fp32 gradients and AdamW moments: 16 B per adapter
+  parameter. Recipes differ: torchtune's single-GPU LoRA adapts q and v only, at rank 8.
 - QLoRA: the base in nf4 (embeddings and head 16-bit), the same adapters, plus one 16-bit copy of
   the largest linear matrix dequantized at a time. Always below LoRA for the same model.
 - activations, per token of each sequence, 16-bit: with gradient checkpointing (default) every
@@ -54,7 +55,10 @@ Training (``training_memory``):
   2 x (4 hidden + 2 heads x head_dim + 2 kv_heads x head_dim + 4 intermediate) + 4 x heads
   (FlashAttention's fp32 log-sum-exp; without FlashAttention add 4 x heads x s for the scores and
   probabilities). Without checkpointing every layer keeps all of that. Logits: 8 x vocab per token
-  (fp32 logits and their gradient). The figures follow Korthikanti et al. 2022 ("Reducing
+  (fp32 logits and their gradient). With the loss computed in chunks (``chunked_loss``, as
+  torchtune's ``CEWithChunkedOutputLoss`` does in ``LOSS_CHUNKS`` = 8 pieces) the 16-bit logits
+  are kept (2 x vocab per token; 4 in f32 training) and only one chunk at a time is upcast to fp32
+  with its gradient: 8 x vocab / 8 more. The figures follow Korthikanti et al. 2022 ("Reducing
   activation recomputation in large transformer models", 34 s b h per layer for a 4h MLP) with
   the s x s term removed by FlashAttention.
 - several GPUs: model states sharded over them (ZeRO-3 / FSDP); ``batch`` is per GPU.
@@ -71,7 +75,7 @@ from __future__ import annotations
 
 import math
 
-from .formats import GIB, KV_BYTES, LAYER_SPLIT_RUNTIMES, OPTIMIZERS, WEIGHT_FORMATS
+from .formats import GIB, KV_BYTES, LAYER_SPLIT_RUNTIMES, LORA_RANK, LORA_TARGETS, LOSS_CHUNKS, OPTIMIZERS, WEIGHT_FORMATS
 
 DEFAULT_MEMORY = {
     "llama.cpp": {"overhead_bytes": 0.35 * GIB, "act_scale": 1.0},
@@ -233,19 +237,22 @@ def inference_memory(model: dict, weights: str, kv_cache: str, context: int, bat
             "kv_cache_total_bytes": kv_all, "gpu_layers": on_gpu}
 
 
-def lora_params(model: dict, rank: int) -> float:
-    """Adapter parameters: r x (in + out) for q, k, v, o and each gate, up and down projection."""
+def lora_params(model: dict, rank: int, targets=LORA_TARGETS) -> float:
+    """Adapter parameters: r x (in + out) for each targeted projection of every layer (q, k, v, o;
+    gate, up and down of the MLP, of each expert for MoE)."""
     h, heads, kv, d, layers = (model["hidden_size"], model["attention_heads"], model["kv_heads"],
                                model["head_dim"], model["layers"])
-    attn = rank * ((h + heads * d) * 2 + (h + kv * d) * 2)
+    sides = {"q": h + heads * d, "o": h + heads * d, "k": h + kv * d, "v": h + kv * d}
+    attn = rank * sum(sides[t] for t in LORA_TARGETS[:4] if t in targets)
+    mlp_count = sum(1 for t in LORA_TARGETS[4:] if t in targets)
     inter = _i(model, "intermediate_size", 4 * h)
     n_exp = _i(model, "experts")
     if n_exp:
         moe_layers = layers - _i(model, "dense_layers")
         size = _i(model, "moe_intermediate_size", inter)
-        mlp = moe_layers * n_exp * 3 * rank * (h + size) + (layers - moe_layers) * 3 * rank * (h + inter)
+        mlp = moe_layers * n_exp * mlp_count * rank * (h + size) + (layers - moe_layers) * mlp_count * rank * (h + inter)
     else:
-        mlp = layers * 3 * rank * (h + inter)
+        mlp = layers * mlp_count * rank * (h + inter)
     return layers * attn + mlp
 
 
@@ -258,11 +265,13 @@ def largest_matrix(model: dict) -> int:
 
 
 def training_memory(model: dict, mode: str, weights: str, context: int, batch: int, gpus: int = 1,
-                    lora_rank: int = 16, checkpointing: bool = True, flash_attention: bool = True,
+                    lora_rank: int = LORA_RANK, checkpointing: bool = True, flash_attention: bool = True,
                     constants: dict | None = None, runtime: str = "transformers", optimizer_name: str = "adamw",
-                    master_weights: bool = True, optimizer_in_backward: bool = False) -> dict:
+                    master_weights: bool = True, optimizer_in_backward: bool = False, chunked_loss: bool = False,
+                    lora_targets=LORA_TARGETS) -> dict:
     """Bytes per GPU of full fine-tuning, LoRA or QLoRA, with their parts. ``master_weights`` and
-    ``optimizer_in_backward`` apply to full fine-tuning (LoRA's adapters are fp32 and small)."""
+    ``optimizer_in_backward`` apply to full fine-tuning (LoRA's adapters are fp32 and small),
+    ``lora_rank`` and ``lora_targets`` to LoRA and QLoRA."""
     p = param_breakdown(model)
     wide = weights == "f32"
     state, host_state = OPTIMIZERS[optimizer_name]
@@ -277,7 +286,7 @@ def training_memory(model: dict, mode: str, weights: str, context: int, batch: i
         optimizer = trainable * (state + master)  # the optimizer's state (+ fp32 master weights in mixed precision)
         dequant = 0.0
     else:
-        trainable = lora_params(model, lora_rank)
+        trainable = lora_params(model, lora_rank, lora_targets)
         base_fmt = "nf4" if mode == "qlora" else weights
         base = weights_parts(model, base_fmt, runtime)["total"]
         h, inter = model["hidden_size"], _i(model, "intermediate_size", 4 * model["hidden_size"])
@@ -294,7 +303,8 @@ def training_memory(model: dict, mode: str, weights: str, context: int, batch: i
         full_layer += 4 * heads * context
     layers = model["layers"]
     per_token = (layers * 2 * h + full_layer) if checkpointing else layers * full_layer
-    acts = (per_token * scale + 8 * model["vocab_size"]) * context * batch
+    logits = (2 * scale + 8 / LOSS_CHUNKS) if chunked_loss else 8
+    acts = (per_token * scale + logits * model["vocab_size"]) * context * batch
     n = max(1, gpus)
     k = memory_constants(constants, runtime)
     states = (base + grads + optimizer) / n

@@ -194,3 +194,30 @@ test("the optimizer sets the training state, the paged one in host memory; an ad
   assert.equal(paged.options.optimizer, "paged-adamw-8bit");
   assert.equal(full("adam-9bit").errors.opt.key, "calc.err.choice");
 });
+
+test("LoRA's rank and adapters and the loss in chunks reach the estimate; an older address keeps the defaults", () => {
+  const lora = (over) => L.evaluate(raw({ mode: "lora", weights: "bf16", ...over }), ctx);
+  const old = lora({});
+  assert.deepEqual(old.errors, {});
+  assert.deepEqual(old.options.lora_targets, E.LORA_TARGETS);
+  assert.equal(old.options.lora_rank, E.DEFAULTS.lora_rank);
+  assert.equal(old.options.chunked_loss, false);
+  assert.deepEqual(lora({ rank: "16", targets: "all", chunk: "0" }).result, old.result);
+  const qv = lora({ rank: "8", targets: "qv", chunk: "1" });
+  assert.deepEqual(qv.errors, {});
+  assert.deepEqual(qv.result.basis.lora_targets, ["q", "v"]);
+  assert.equal(qv.result.basis.trainable_params, 32 * 8 * ((4096 + 4096) + (4096 + 1024)));
+  assert.ok(qv.result.memory.activations_bytes < old.result.memory.activations_bytes);
+  const attention = lora({ targets: "attention" });
+  assert.deepEqual(attention.result.basis.lora_targets, ["q", "k", "v", "o"]);
+  assert.ok(attention.result.basis.trainable_params < old.result.basis.trainable_params);
+  // the rank is read in LoRA and QLoRA only: a bad one is an error there and ignored elsewhere
+  for (const bad of ["0", "2.5", "x", ""]) assert.ok(lora({ rank: bad }).errors.rank, bad);
+  assert.equal(lora({ rank: "4097" }).errors.rank.key, "calc.err.max");
+  const inference = L.evaluate(raw({ rank: "x", targets: "qv" }), ctx);
+  assert.deepEqual(inference.errors, {});
+  assert.equal(lora({ targets: "mlp" }).errors.targets.key, "calc.err.choice");
+  // the loss in chunks counts in full fine-tuning too
+  const full = (chunk) => L.evaluate(raw({ mode: "full", weights: "bf16", chunk }), ctx).result.memory.activations_bytes;
+  assert.equal(full("0") - full("1"), 5 * 128256 * 4096);
+});

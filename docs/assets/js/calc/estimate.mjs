@@ -28,6 +28,12 @@ export const RUNTIMES = ["llama.cpp", "transformers", "vllm", "sglang", "tensorr
 export const MODES = ["inference", "full", "lora", "qlora"];
 // Training optimizers: [bytes of state per trainable parameter on the GPU, in host memory] (formats.py).
 export const OPTIMIZERS = { adamw: [8, 0], "adamw-8bit": [2, 0], "paged-adamw-8bit": [0, 2], sgd: [4, 0] };
+// LoRA: the projections an adapter may sit on (all by default), the presets the calculator offers
+export const LORA_TARGETS = ["q", "k", "v", "o", "gate", "up", "down"];
+export const LORA_RANK = 16;
+export const LORA_PRESETS = { all: LORA_TARGETS, attention: ["q", "k", "v", "o"], qv: ["q", "v"] };
+// a loss computed in chunks upcasts this many pieces of the logits to fp32 one after the other
+export const LOSS_CHUNKS = 8;
 export const LAYER_SPLIT_RUNTIMES = ["llama.cpp", "transformers", "pytorch", "mlx", "exllamav2"];
 export const KV_BY_RUNTIME = {
   "llama.cpp": ["f16", "bf16", "q8_0", "q4_0"],
@@ -62,8 +68,8 @@ export const UNIFIED_SHARE_DEFAULT = 0.75;
 export const UBATCH = { "llama.cpp": 512, vllm: 8192, sglang: 8192, "tensorrt-llm": 8192 };
 export const DEFAULTS = {
   mode: "inference", kv_cache: "f16", context: 4096, batch: 1, gpus: 1, flash_attention: true,
-  checkpointing: true, lora_rank: 16, gpu_layers: null, optimizer: "adamw", master_weights: true,
-  optimizer_in_backward: false,
+  checkpointing: true, lora_rank: LORA_RANK, gpu_layers: null, optimizer: "adamw", master_weights: true,
+  optimizer_in_backward: false, chunked_loss: false, lora_targets: LORA_TARGETS,
 };
 const TRAINING_WEIGHTS = ["f32", "bf16", "f16"];
 const MAX_CONTEXT_SEARCH = 1 << 24;
@@ -193,18 +199,21 @@ export function inferenceMemory(model, weights, kvCache, context, batch, runtime
   };
 }
 
-export function loraParams(model, rank) {
+export function loraParams(model, rank, targets = LORA_TARGETS) {
   const h = model.hidden_size, heads = model.attention_heads, kv = model.kv_heads, d = model.head_dim, layers = model.layers;
-  const attn = rank * ((h + heads * d) * 2 + (h + kv * d) * 2);
+  const sides = { q: h + heads * d, o: h + heads * d, k: h + kv * d, v: h + kv * d };
+  let attn = 0;
+  for (const t of LORA_TARGETS.slice(0, 4)) if (targets.includes(t)) attn += rank * sides[t];
+  const mlpCount = LORA_TARGETS.slice(4).filter((t) => targets.includes(t)).length;
   const inter = num(model, "intermediate_size", 4 * h);
   const nExp = num(model, "experts");
   let mlp;
   if (nExp) {
     const moeLayers = layers - num(model, "dense_layers");
     const size = num(model, "moe_intermediate_size", inter);
-    mlp = moeLayers * nExp * 3 * rank * (h + size) + (layers - moeLayers) * 3 * rank * (h + inter);
+    mlp = moeLayers * nExp * mlpCount * rank * (h + size) + (layers - moeLayers) * mlpCount * rank * (h + inter);
   } else {
-    mlp = layers * 3 * rank * (h + inter);
+    mlp = layers * mlpCount * rank * (h + inter);
   }
   return layers * attn + mlp;
 }
@@ -215,9 +224,9 @@ export function largestMatrix(model) {
   return Math.max(model.vocab_size * h, h * inter, h * model.attention_heads * model.head_dim);
 }
 
-export function trainingMemory(model, mode, weights, context, batch, gpus = 1, loraRank = 16, checkpointing = true,
+export function trainingMemory(model, mode, weights, context, batch, gpus = 1, loraRank = LORA_RANK, checkpointing = true,
   flashAttention = true, constants = null, runtime = "transformers", optimizerName = "adamw", masterWeights = true,
-  optimizerInBackward = false) {
+  optimizerInBackward = false, chunkedLoss = false, loraTargets = LORA_TARGETS) {
   const p = paramBreakdown(model);
   const wide = weights === "f32";
   const [state, hostState] = OPTIMIZERS[optimizerName];
@@ -232,7 +241,7 @@ export function trainingMemory(model, mode, weights, context, batch, gpus = 1, l
     optimizer = trainable * (state + master); // the optimizer's state (+ fp32 master weights in mixed precision)
     dequant = 0;
   } else {
-    trainable = loraParams(model, loraRank);
+    trainable = loraParams(model, loraRank, loraTargets);
     const baseFmt = mode === "qlora" ? "nf4" : weights;
     base = weightsParts(model, baseFmt, runtime).total;
     const h0 = model.hidden_size, inter0 = num(model, "intermediate_size", 4 * model.hidden_size);
@@ -249,7 +258,8 @@ export function trainingMemory(model, mode, weights, context, batch, gpus = 1, l
   if (!flashAttention) fullLayer += 4 * heads * context;
   const layers = model.layers;
   const perToken = checkpointing ? layers * 2 * h + fullLayer : layers * fullLayer;
-  const acts = (perToken * scale + 8 * model.vocab_size) * context * batch;
+  const logits = chunkedLoss ? 2 * scale + 8 / LOSS_CHUNKS : 8;
+  const acts = (perToken * scale + logits * model.vocab_size) * context * batch;
   const n = Math.max(1, gpus);
   const k = memoryConstants(constants, runtime);
   const states = (base + grads + optimizer) / n;
@@ -445,6 +455,10 @@ export function checkOptions(o, model) {
   for (const name of ["context", "batch", "gpus", "lora_rank"]) {
     if (!posInt(o[name])) throw new EstimateError("est.err.positive", { field: name });
   }
+  const t = o.lora_targets;
+  if (!Array.isArray(t) || !t.length || new Set(t).size !== t.length || t.some((x) => !LORA_TARGETS.includes(x))) {
+    throw new EstimateError("est.err.lora_targets", { targets: LORA_TARGETS.join(", ") });
+  }
   if (o.gpu_layers !== null && !(Number.isInteger(o.gpu_layers) && o.gpu_layers >= 0 && o.gpu_layers <= model.layers)) {
     throw new EstimateError("est.err.gpu_layers", { layers: model.layers });
   }
@@ -480,7 +494,8 @@ function memoryFor(model, o, constants, context) {
     return inferenceMemory(model, o.weights, o.kv_cache, context, o.batch, o.runtime, o.gpus, o.gpu_layers, o.flash_attention, constants);
   }
   return trainingMemory(model, o.mode, o.mode === "qlora" ? "bf16" : o.weights, context, o.batch, o.gpus, o.lora_rank,
-    o.checkpointing, o.flash_attention, constants, o.runtime, o.optimizer, o.master_weights, o.optimizer_in_backward);
+    o.checkpointing, o.flash_attention, constants, o.runtime, o.optimizer, o.master_weights, o.optimizer_in_backward,
+    o.chunked_loss, o.lora_targets);
 }
 
 export function maxContext(model, o, constants, limitBytes) {
@@ -533,7 +548,8 @@ export function estimate(model, gpu, options = {}, table = {}) {
     model: model.id ?? null, gpu: gpu.id ?? null, mode: o.mode, weights: o.weights, kv_cache: o.kv_cache,
     context: o.context, batch: o.batch, gpus: o.gpus, runtime: o.runtime, flash_attention: o.flash_attention,
     checkpointing: o.checkpointing, lora_rank: o.lora_rank, optimizer: o.optimizer, master_weights: o.master_weights,
-    optimizer_in_backward: o.optimizer_in_backward, gpu_layers: mem.gpu_layers,
+    optimizer_in_backward: o.optimizer_in_backward, chunked_loss: o.chunked_loss,
+    lora_targets: LORA_TARGETS.filter((x) => o.lora_targets.includes(x)), gpu_layers: mem.gpu_layers,
     bits_per_weight: mem.bits_per_weight ?? null, weights_file_bytes: mem.weights_file_bytes, usable_bytes: usable,
     memory_bandwidth_gbs: gpu.memory_bandwidth_gbs, matrix_tflops: matrixTflops(gpu, o.weights, o.runtime),
     speed_constants: speedConstants(constants, o.runtime, gpu), memory_constants: memoryConstants(constants, o.runtime),

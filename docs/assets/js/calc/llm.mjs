@@ -57,6 +57,9 @@ export function setup(root, { lang, prefix, msg, fmt, data }) {
     field("opt").disabled = raw.mode === "inference";
     field("master").disabled = raw.mode !== "full";
     field("inbwd").disabled = raw.mode !== "full";
+    field("chunk").disabled = raw.mode === "inference";
+    field("rank").disabled = raw.mode !== "lora" && raw.mode !== "qlora";
+    field("targets").disabled = raw.mode !== "lora" && raw.mode !== "qlora";
   };
 
   /** After the reader changes the mode or the runtime: move dependent choices to an allowed value. */

@@ -5,7 +5,7 @@
 
 import { parseField, parseChoice } from "./formulas.mjs";
 import {
-  WEIGHT_FORMATS, KV_BY_RUNTIME, MODES, OPTIMIZERS, SERVING_RUNTIMES, VLLM_UTILIZATION, DEFAULTS,
+  WEIGHT_FORMATS, KV_BY_RUNTIME, MODES, OPTIMIZERS, SERVING_RUNTIMES, VLLM_UTILIZATION, DEFAULTS, LORA_PRESETS,
   run as runEstimate, resolveOptions, inferenceMemory, trainingMemory, usableBytes,
 } from "./estimate.mjs";
 
@@ -17,6 +17,10 @@ export const WEIGHTS = ["bf16", "f16", "f32", "fp8", "int8", "q8_0", "q6_k", "q5
 export const KV = ["f16", "bf16", "fp8", "q8_0", "q4_0"];
 /** Training optimizers, in the order of the form's list. */
 export const OPT = Object.keys(OPTIMIZERS);
+/** Where LoRA's adapters sit, in the order of the form's list (estimate.mjs LORA_PRESETS). */
+export const TARGETS = Object.keys(LORA_PRESETS);
+/** LoRA's rank, read in LoRA and QLoRA only. */
+export const RANK_FIELD = { integer: true, min: 1, max: 4096 };
 export const MAX_CARDS = 64;
 
 /** The model's shape when the reader describes it (custom architecture). */
@@ -38,14 +42,15 @@ export const RUN_FIELDS = {
   batch: { integer: true, min: 1, max: 1e5 },
   gpus: { integer: true, min: 1, max: 1024 },
 };
-export const CHOICES = { mode: MODES, runtime: RUNTIMES, weights: WEIGHTS, kv: KV, opt: OPT };
-const CHOICE_DEFAULTS = { opt: DEFAULTS.optimizer };
-export const CHECKS = ["custom", "tied", "ckpt", "flash", "master", "inbwd"];
+export const CHOICES = { mode: MODES, runtime: RUNTIMES, weights: WEIGHTS, kv: KV, opt: OPT, targets: TARGETS };
+const CHOICE_DEFAULTS = { opt: DEFAULTS.optimizer, targets: "all" };
+export const CHECKS = ["custom", "tied", "ckpt", "flash", "master", "inbwd", "chunk"];
 /** Every named input of the form, in the order of the URL. */
 export const NAMES = ["model", "custom", ...Object.keys(ARCH_FIELDS), "tied", "mode", "runtime", "weights", "context",
-  "kv", "batch", "gpus", "card", "ckpt", "flash", "opt", "master", "inbwd"];
+  "kv", "batch", "gpus", "card", "ckpt", "flash", "opt", "master", "inbwd", "chunk", "rank", "targets"];
 
 const training = (mode) => mode !== "inference";
+const adapted = (mode) => mode === "lora" || mode === "qlora";
 const gguf = (w) => Boolean(WEIGHT_FORMATS[w] && WEIGHT_FORMATS[w].gguf);
 
 /** Runtimes the mode can use: training is estimated for transformers only. */
@@ -133,7 +138,7 @@ const ENGINE_ERRORS = {
 };
 const ENGINE_FIELDS = {
   parameters_b: "params", layers: "layers", hidden_size: "hidden", attention_heads: "heads", kv_heads: "kv_heads",
-  head_dim: "head_dim", vocab_size: "vocab", context: "context", batch: "batch", gpus: "gpus",
+  head_dim: "head_dim", vocab_size: "vocab", context: "context", batch: "batch", gpus: "gpus", lora_rank: "rank",
 };
 
 export function engineError(e, mode) {
@@ -147,7 +152,7 @@ export function engineError(e, mode) {
 
 const bool = (x) => x === "1" || x === "true" || x === true;
 // a box an older address (or a caller) leaves out keeps the engine's default
-const CHECK_DEFAULTS = { master: DEFAULTS.master_weights, inbwd: DEFAULTS.optimizer_in_backward };
+const CHECK_DEFAULTS = { master: DEFAULTS.master_weights, inbwd: DEFAULTS.optimizer_in_backward, chunk: DEFAULTS.chunked_loss };
 const checked = (raw, name) => (raw[name] === undefined ? CHECK_DEFAULTS[name] : bool(raw[name]));
 
 /**
@@ -177,6 +182,13 @@ export function evaluate(raw, ctx) {
     const r = parseField(raw[name], spec, lang);
     if (r.ok) v[name] = r.value;
     else errors[name] = r.error;
+  }
+  v.rank = DEFAULTS.lora_rank;
+  if (adapted(mode)) {
+    // an address saved before the rank was a field gets the engine's default
+    const r = parseField(raw.rank === undefined ? String(DEFAULTS.lora_rank) : raw.rank, RANK_FIELD, lang);
+    if (r.ok) v.rank = r.value;
+    else errors.rank = r.error;
   }
 
   let model = null;
@@ -215,6 +227,7 @@ export function evaluate(raw, ctx) {
     mode, runtime: v.runtime, weights: v.weights, kv_cache: v.kv, context: v.context, batch: v.batch, gpus: v.gpus,
     checkpointing: bool(raw.ckpt), flash_attention: bool(raw.flash), optimizer: v.opt,
     master_weights: checked(raw, "master"), optimizer_in_backward: checked(raw, "inbwd"),
+    chunked_loss: checked(raw, "chunk"), lora_rank: v.rank, lora_targets: LORA_PRESETS[v.targets || "all"],
   };
   if (Object.keys(errors).length) return { errors, warnings, model, gpu, options, result: null };
   const out = runEstimate(model, gpu, options, ctx.table || {});
@@ -238,7 +251,8 @@ export function totalBytes(model, options, constants, n) {
     return inferenceMemory(model, o.weights, o.kv_cache, o.context, o.batch, o.runtime, n, o.gpu_layers, o.flash_attention, constants).total_bytes;
   }
   return trainingMemory(model, o.mode, o.mode === "qlora" ? "bf16" : o.weights, o.context, o.batch, n, o.lora_rank,
-    o.checkpointing, o.flash_attention, constants, o.runtime, o.optimizer, o.master_weights, o.optimizer_in_backward).total_bytes;
+    o.checkpointing, o.flash_attention, constants, o.runtime, o.optimizer, o.master_weights, o.optimizer_in_backward,
+    o.chunked_loss, o.lora_targets).total_bytes;
 }
 
 /** The fewest cards (from `from` up to `max`) whose share fits one card; null when even `max` do not. */
