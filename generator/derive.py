@@ -269,21 +269,28 @@ class Derived:
         return from_dataset(self.ds)
 
     @functools.cached_property
+    def content_keys(self) -> dict:
+        """The content of each model and card as the engine reads it, and of the published table,
+        as strings: what the caches of computed estimates are keyed by."""
+        def key(value) -> str:
+            return json.dumps(value, sort_keys=True, default=str)
+
+        return {"table": key(self.estimates), "gpus": {gid: key(g) for gid, g in self.bundle.gpus.items()},
+                "models": {mid: key(m) for mid, m in self.bundle.models.items()}}
+
+    @functools.cached_property
     def grid(self) -> dict[tuple[str, str], dict]:
         """(model id, gpu id) -> the estimate for one card, 4-bit GGUF (Q4_K_M) in llama.cpp at
         a 4,096-token context: what model and GPU pages print."""
         from .estimate import EstimateError, estimate
 
-        def key(value) -> str:
-            return json.dumps(value, sort_keys=True, default=str)
-
-        table = key(self.estimates)
-        gpus = {gid: key(gpu) for gid, gpu in self.bundle.gpus.items()}
+        keys = self.content_keys
+        table, gpus = keys["table"], keys["gpus"]
         out = {}
         if len(_GRID_CELLS) > _GRID_CELLS_MAX:
             _GRID_CELLS.clear()
         for mid, model in self.bundle.models.items():
-            mkey = key(model)
+            mkey = keys["models"][mid]
             for gid, gpu in self.bundle.gpus.items():
                 cell = (mkey, gpus[gid], table)
                 if cell not in _GRID_CELLS:
@@ -311,10 +318,22 @@ class Derived:
 
         b, constants = self.bundle, self.estimates.get("constants") or {}
         training = training_estimates(relative_groups(b.measurements, (), b.gpus), b.gpus, constants)
+        keys = self.content_keys
+        if len(_PREDICTED) > _PREDICTED_MAX:
+            _PREDICTED.clear()
         out = []
         for m in b.measurements:
             group = training_group(m)
-            est = training.get((group, m["gpu"])) if group else predict(m, b.models, b.gpus, constants)
+            if group:
+                est = training.get((group, m["gpu"]))
+            else:
+                # an unchanged row (the same object) of an unchanged model and card under the same
+                # constants has the same estimate: the preview's reload computes only what changed
+                cell = (id(m), keys["models"].get(m.get("model")), keys["gpus"].get(m.get("gpu")), keys["table"])
+                hit = _PREDICTED.get(cell)
+                if hit is None or hit[0] is not m:
+                    hit = _PREDICTED[cell] = (m, predict(m, b.models, b.gpus, constants))
+                est = hit[1]
             err = round((est - m["value"]) / m["value"] * 100, 1) if est else None
             out.append({**m, "estimate": est, "error_pct": err})
         return out
@@ -340,6 +359,9 @@ def _group(items: list[dict], key: str) -> dict[str, list[dict]]:
 # preview of ``serve``) computes again only the cells of what changed. Cells are never modified.
 _GRID_CELLS: dict[tuple[str, str, str], dict | None] = {}
 _GRID_CELLS_MAX = 200_000
+# Estimates of measured rows by (row identity, model, card, table); the row is kept to compare.
+_PREDICTED: dict[tuple[int, str | None, str | None, str], tuple[dict, float | None]] = {}
+_PREDICTED_MAX = 1 << 19
 
 
 def derive(ds: Dataset) -> Derived:
@@ -369,12 +391,27 @@ def _digest(bundle) -> str:
     used |= {g for rev in revisions for table in rev["relative_performance"] or () for g in table.get("values") or ()}
     gpus = {gid: ({k: v for k, v in gpu.items() if k in ENGINE_GPU_FIELDS} if gid in used else None)
             for gid, gpu in bundle.gpus.items()}
-    blob = json.dumps([bundle.models, gpus, bundle.measurements, revisions], sort_keys=True,
+    blob = json.dumps([bundle.models, gpus, _rows_digest(bundle.measurements), revisions], sort_keys=True,
                       default=str, separators=(",", ":"))
     h = hashlib.sha256(blob.encode("utf-8"))
     for src in sorted((Path(__file__).resolve().parent / "estimate").glob("*.py")):
         h.update(src.read_bytes())
     return h.hexdigest()[:20]
+
+
+_ROWS_DIGEST: dict[str, object] = {}
+
+
+def _rows_digest(rows: list[dict]) -> str:
+    """Digest of the measured rows; the same row objects as last time (a reload of unchanged
+    files, see ``estimate.data``) give the last digest without serializing them again."""
+    last = _ROWS_DIGEST.get("rows")
+    if last is not None and len(last) == len(rows) and all(a is b for a, b in zip(last, rows, strict=True)):
+        return _ROWS_DIGEST["digest"]
+    blob = json.dumps(rows, sort_keys=True, default=str, separators=(",", ":"))
+    digest = hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    _ROWS_DIGEST.update(rows=list(rows), digest=digest)
+    return digest
 
 
 def published_estimates(bundle) -> dict:

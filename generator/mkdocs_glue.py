@@ -129,6 +129,9 @@ def build(config_file: Path, overrides: dict, *, rebuild: set[str] | None = None
         File.is_modified = is_modified
     try:
         config = load_config(str(config_file), strict=not dirty, **overrides)
+        privacy = config.plugins.get("material/privacy")
+        if privacy is not None:
+            skip_rows_in_privacy(privacy)
         search = config.plugins.get("material/search")
         settings = ", ".join(f"{k} {getattr(search.config, k, None)}" for k in ("jieba_dict", "jieba_dict_user")
                              ) if search else ""
@@ -149,6 +152,19 @@ def build(config_file: Path, overrides: dict, *, rebuild: set[str] | None = None
     finally:
         mk._build_theme_template, File.is_modified = original_theme_page, original_modified
         _PREVIEW["skip_theme_pages"] = False
+
+
+ROWS_SUFFIX = ".rows.js"
+
+
+def skip_rows_in_privacy(plugin) -> None:
+    """The theme's privacy plugin reads every script and style sheet of the pages on each build,
+    looking for external assets. The rows of long tables (``*.rows.js``, beside their pages, see
+    ``render.split_rest``) are table rows made from escaped data: they hold links, never assets,
+    and they grow with the data (12 MB at ten times it): a preview step would read them all each
+    time."""
+    parse = plugin._parse_media  # the one method that reads a file (mkdocs-material 9.x)
+    plugin._parse_media = lambda initiator: [] if initiator.src_uri.endswith(ROWS_SUFFIX) else parse(initiator)
 
 
 def merge_search_index(path: Path, before: str) -> None:

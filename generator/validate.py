@@ -31,7 +31,10 @@ def _usd_keypaths(data) -> list[tuple]:
 
 
 @functools.lru_cache(maxsize=16384)
+@functools.lru_cache(maxsize=1 << 18)
 def _shown(path: Path, root: Path) -> str:
+    """The path as problems name it: relative to the project root (kept per path: the preview
+    reloads every file on each change, and resolving each one costs system calls)."""
     try:
         return path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
@@ -331,6 +334,14 @@ class _Loader:
             self.problem(path, 1, "", f"translation of an unknown record: data/{rel} does not exist{_near(rel, self.english_docs)}")  # noqa: E501
             return
         _, rec = english
+        # A translation read again unchanged, of the same English record, was checked already:
+        # the preview's reload reuses what the check found (the record is kept to compare).
+        done = doc.__dict__.setdefault("_translated", {}).get(rel)
+        if done is not None and done[0] is rec:
+            self.problems += done[1]
+            table[rel] = done[2]
+            return
+        before = len(self.problems)
         entries = {}
         for key, value in doc.data.items():
             if key not in rec.texts:
@@ -341,6 +352,7 @@ class _Loader:
                 if rule_placeholders_kept(rec.texts[key], value["text"], doc, key, self.problems):
                     entries[key] = Translation(value["text"], value["source"])
         table[rel] = entries
+        doc.__dict__["_translated"][rel] = (rec, tuple(self.problems[before:]), entries)
 
 
 def load_dataset(data_dir: Path, root: Path | None = None, today: _dt.date | None = None):

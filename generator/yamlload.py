@@ -13,6 +13,7 @@ then builds plain Python values itself, so that:
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -171,19 +172,35 @@ def _anchor_problems(text: str, shown: str) -> list[Problem]:
     return problems
 
 
-# Parsed files by (shown path, exact bytes): a long-running process (``serve``) re-reads only the
-# files whose content changed. Documents are never modified after loading, so sharing is safe.
+# Parsed files by (shown path, digest of the exact bytes): a long-running process (``serve``)
+# parses again only the files whose content changed. Documents are never modified after loading,
+# so sharing is safe. The bound is far above any catalogue's file count (a reload that evicted
+# its own files would parse everything again), and the entries are the documents the data holds.
 _PARSED: OrderedDict[tuple[str, bytes], tuple[Document | None, tuple[Problem, ...]]] = OrderedDict()
-_PARSED_MAX = 8192
+_PARSED_MAX = 1 << 18
+# What a file's status said when it was last read, and its entry in _PARSED: a file whose size,
+# modification and change times and inode are all the same is not read again.
+_SEEN: dict[Path, tuple[tuple, tuple[str, bytes]]] = {}
 
 
-def load_text(raw: bytes, shown: str) -> tuple[Document | None, list[Problem]]:
-    """Load one YAML document from bytes. Returns (document or None, problems)."""
-    key = (shown, raw)
+def _key(raw: bytes, shown: str) -> tuple[str, bytes]:
+    return shown, hashlib.blake2b(raw, digest_size=16).digest()
+
+
+def _cached(key: tuple[str, bytes]):
     hit = _PARSED.get(key)
     if hit is not None:
         _PARSED.move_to_end(key)
         return hit[0], list(hit[1])
+    return None
+
+
+def load_text(raw: bytes, shown: str, key: tuple[str, bytes] | None = None) -> tuple[Document | None, list[Problem]]:
+    """Load one YAML document from bytes. Returns (document or None, problems)."""
+    key = key or _key(raw, shown)
+    hit = _cached(key)
+    if hit is not None:
+        return hit
     doc, problems = _load_text(raw, shown)
     _PARSED[key] = (doc, tuple(problems))
     if len(_PARSED) > _PARSED_MAX:
@@ -247,10 +264,18 @@ def _load_text(raw: bytes, shown: str) -> tuple[Document | None, list[Problem]]:
 
 def load_file(path: Path, shown: str) -> tuple[Document | None, list[Problem]]:
     try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            return None, [Problem(shown, 1, "", f"file is {size:,} bytes; the limit is {MAX_BYTES:,}")]
+        st = path.stat()
+        if st.st_size > MAX_BYTES:
+            return None, [Problem(shown, 1, "", f"file is {st.st_size:,} bytes; the limit is {MAX_BYTES:,}")]
+        status = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+        seen = _SEEN.get(path)
+        if seen is not None and seen[0] == status and seen[1][0] == shown:
+            hit = _cached(seen[1])
+            if hit is not None:
+                return hit
         raw = path.read_bytes()
     except OSError as exc:
         return None, [Problem(shown, 1, "", f"cannot read file: {exc.strerror or exc}")]
-    return load_text(raw, shown)
+    key = _key(raw, shown)
+    _SEEN[path] = (status, key)
+    return load_text(raw, shown, key)

@@ -56,3 +56,28 @@ def test_every_generated_page_converts_the_same(built_site):
 
 def test_the_build_uses_the_hook():
     assert "generator/mkdocs_hooks.py" in (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+
+
+def test_the_privacy_plugin_reads_every_script_but_the_rows_of_long_tables(tmp_path):
+    """The theme's privacy plugin, configured as the site configures it, finds an external asset
+    in a script; a table's rows (``*.rows.js``) with the same text are not read once the build has
+    set it to skip them."""
+    from mkdocs.config import load_config
+    from mkdocs.structure.files import File
+
+    from generator.mkdocs_glue import skip_rows_in_privacy
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    text = 'x = "https://example.org/list.json";\n'
+    for name in ("app.js", "gpu-table.rows.js"):
+        (docs / name).write_text(text, encoding="utf-8")
+    config = load_config(str(ROOT / "mkdocs.yml"), docs_dir=str(docs), site_dir=str(tmp_path / "site"))
+    plugin = config.plugins["material/privacy"]
+    plugin.on_config(config)
+    files = {name: File(name, str(docs), str(tmp_path / "site"), False) for name in ("app.js", "gpu-table.rows.js")}
+    found = {name: [u.geturl() for u in plugin._parse_media(f)] for name, f in files.items()}
+    assert found == {"app.js": ["https://example.org/list.json"], "gpu-table.rows.js": ["https://example.org/list.json"]}
+    skip_rows_in_privacy(plugin)
+    found = {name: [u.geturl() for u in plugin._parse_media(f)] for name, f in files.items()}
+    assert found == {"app.js": ["https://example.org/list.json"], "gpu-table.rows.js": []}

@@ -64,6 +64,16 @@ def flatten_measurements(file_data: dict, source: str) -> list[dict]:
     return out
 
 
+def _flat_results(record) -> list[dict]:
+    """``flatten_measurements`` of a measurements record, kept on the record like ``_plain_data``:
+    a reload of an unchanged file gives the same rows (the same objects), so what is computed per
+    row can be reused by identity. The rows are shared and never modified."""
+    cached = record.__dict__.get("_flat")
+    if cached is None or cached[0] != record.id:
+        cached = record.__dict__["_flat"] = (record.id, flatten_measurements(_plain_data(record), record.id))
+    return cached[1]
+
+
 @dataclass
 class Bundle:
     models: dict[str, dict] = field(default_factory=dict)
@@ -110,7 +120,7 @@ def from_dataset(ds, data_dir: Path | None = None) -> Bundle:
         b.models = {k: dict(v, id=k) for k, v in _read_folder(data_dir / "models", data_dir.parent, b.problems).items()}
     if measurements is not None:
         for rec in sorted(measurements, key=lambda r: r.id):
-            b.measurements.extend(flatten_measurements(_plain_data(rec), rec.id))
+            b.measurements.extend(_flat_results(rec))
     else:
         for ident, data in sorted(_read_folder(data_dir / "measurements", data_dir.parent, b.problems).items()):
             b.measurements.extend(flatten_measurements(data, ident))
