@@ -270,36 +270,43 @@ class Derived:
 
     @functools.cached_property
     def content_keys(self) -> dict:
-        """The content of each model and card as the engine reads it, and of the published table,
-        as strings: what the caches of computed estimates are keyed by."""
+        """The content of each model and card as the engine reads it (of a card, the fields of
+        ``ENGINE_GPU_FIELDS``), and of the published table, as strings: what the caches of computed
+        estimates are keyed by, so that editing a card's power or price computes nothing again."""
+        from .estimate.data import ENGINE_GPU_FIELDS
+
         def key(value) -> str:
             return json.dumps(value, sort_keys=True, default=str)
 
-        return {"table": key(self.estimates), "gpus": {gid: key(g) for gid, g in self.bundle.gpus.items()},
+        gpus = {gid: key({k: v for k, v in g.items() if k in ENGINE_GPU_FIELDS}) for gid, g in self.bundle.gpus.items()}
+        return {"table": key(self.estimates), "gpus": gpus,
                 "models": {mid: key(m) for mid, m in self.bundle.models.items()}}
+
+    def grid_cell(self, mid: str, gid: str) -> dict | None:
+        """The estimate for one model on one card, as ``grid`` holds it (None when it cannot be
+        estimated): a card's page reads its own column without the whole grid."""
+        from .estimate import EstimateError, estimate
+
+        keys = self.content_keys
+        cell = (keys["models"][mid], keys["gpus"][gid], keys["table"])
+        if cell not in _GRID_CELLS:
+            if len(_GRID_CELLS) > _GRID_CELLS_MAX:
+                _GRID_CELLS.clear()
+            try:
+                _GRID_CELLS[cell] = estimate(self.bundle.models[mid], self.bundle.gpus[gid], GRID_OPTIONS, self.estimates)
+            except EstimateError:
+                _GRID_CELLS[cell] = None
+        return _GRID_CELLS[cell]
 
     @functools.cached_property
     def grid(self) -> dict[tuple[str, str], dict]:
         """(model id, gpu id) -> the estimate for one card, 4-bit GGUF (Q4_K_M) in llama.cpp at
         a 4,096-token context: what model and GPU pages print."""
-        from .estimate import EstimateError, estimate
-
-        keys = self.content_keys
-        table, gpus = keys["table"], keys["gpus"]
         out = {}
-        if len(_GRID_CELLS) > _GRID_CELLS_MAX:
-            _GRID_CELLS.clear()
-        for mid, model in self.bundle.models.items():
-            mkey = keys["models"][mid]
-            for gid, gpu in self.bundle.gpus.items():
-                cell = (mkey, gpus[gid], table)
-                if cell not in _GRID_CELLS:
-                    try:
-                        _GRID_CELLS[cell] = estimate(model, gpu, GRID_OPTIONS, self.estimates)
-                    except EstimateError:
-                        _GRID_CELLS[cell] = None
-                if _GRID_CELLS[cell] is not None:
-                    out[mid, gid] = _GRID_CELLS[cell]
+        for mid in self.bundle.models:
+            for gid in self.bundle.gpus:
+                if (e := self.grid_cell(mid, gid)) is not None:
+                    out[mid, gid] = e
         return out
 
     def warm(self) -> Derived:
@@ -325,17 +332,15 @@ class Derived:
         for m in b.measurements:
             group = training_group(m)
             if group:
-                est = training.get((group, m["gpu"]))
+                out.append(_with_error(m, training.get((group, m["gpu"]))))
             else:
                 # an unchanged row (the same object) of an unchanged model and card under the same
                 # constants has the same estimate: the preview's reload computes only what changed
                 cell = (id(m), keys["models"].get(m.get("model")), keys["gpus"].get(m.get("gpu")), keys["table"])
                 hit = _PREDICTED.get(cell)
                 if hit is None or hit[0] is not m:
-                    hit = _PREDICTED[cell] = (m, predict(m, b.models, b.gpus, constants))
-                est = hit[1]
-            err = round((est - m["value"]) / m["value"] * 100, 1) if est else None
-            out.append({**m, "estimate": est, "error_pct": err})
+                    hit = _PREDICTED[cell] = (m, _with_error(m, predict(m, b.models, b.gpus, constants)))
+                out.append(hit[1])
         return out
 
     @functools.cached_property
@@ -345,6 +350,12 @@ class Derived:
     @functools.cached_property
     def measured_by_gpu(self) -> dict[str, list[dict]]:
         return _group(self.measured, "gpu")
+
+
+def _with_error(m: dict, est: float | None) -> dict:
+    """A measured row with the engine's figure for it and the error in percent."""
+    err = round((est - m["value"]) / m["value"] * 100, 1) if est else None
+    return {**m, "estimate": est, "error_pct": err}
 
 
 def _group(items: list[dict], key: str) -> dict[str, list[dict]]:

@@ -146,8 +146,8 @@ class EstimatesText:
         return fits[:limit]
 
     def runs_on(self, gid: str):
-        grid = self.facts.grid
-        return [(mid, grid[mid, gid]) for mid, _ in self.models_by_size() if (mid, gid) in grid]
+        cells = ((mid, self.facts.grid_cell(mid, gid)) for mid, _ in self.models_by_size())
+        return [(mid, e) for mid, e in cells if e is not None]
 
     def measured_on_gpu(self, gid: str):
         return self.facts.measured_by_gpu.get(gid, [])

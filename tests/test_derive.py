@@ -243,3 +243,39 @@ def test_grid_cells_are_reused_only_while_their_inputs_are_unchanged(shipped, tm
     assert changed and {g for _, g in changed} == {gid}
     one = next(k for k in changed)
     assert second[one]["decode_tokens_per_s"] < first[one]["decode_tokens_per_s"]
+
+
+def test_a_reload_estimates_again_only_what_changed(tmp_path, monkeypatch):
+    """The preview reloads the data on every edit. A card's power figure (not read by the engine)
+    edited: the measured rows keep their estimates without the engine, and the grid's cells are
+    the same objects; an edit of what the engine reads refits and computes every row again."""
+    import shutil
+
+    from generator import derive as derive_module
+    from generator.estimate import fitting
+
+    shutil.copytree(ROOT / "data", tmp_path / "data")
+    # the same bytes under the same names are the same rows: start from empty caches
+    monkeypatch.setattr(derive_module, "_PREDICTED", {})
+    monkeypatch.setattr(derive_module, "_GRID_CELLS", {})
+    calls = []
+    real = fitting.predict
+    monkeypatch.setattr(fitting, "predict", lambda *a, **k: calls.append(1) or real(*a, **k))
+    first, _ = load_dataset(tmp_path / "data", root=tmp_path)
+    before = derive(first).measured
+    computed = len(calls)
+    assert computed > 500
+    card = tmp_path / "data" / "gpus" / "nvidia" / "rtx-4090.yaml"
+    card.write_text(card.read_text(encoding="utf-8").replace("tdp_w: 450", "tdp_w: 451"), encoding="utf-8")
+    second, _ = load_dataset(tmp_path / "data", root=tmp_path)
+    assert second.gpus["rtx-4090"].get("tdp_w") == 451
+    after = derive(second).measured
+    assert len(calls) == computed and after == before
+    assert derive(second).grid_cell("llama-3-1-8b", "rtx-4090") is derive(first).grid_cell("llama-3-1-8b", "rtx-4090")
+    card.write_text(card.read_text(encoding="utf-8").replace("memory_bandwidth_gbs: 1008.0", "memory_bandwidth_gbs: 1010.0"),
+                    encoding="utf-8")
+    third, _ = load_dataset(tmp_path / "data", root=tmp_path)
+    changed = derive(third).measured
+    assert len(calls) >= 2 * computed  # the fit, then every row again
+    mine = [(a, b) for a, b in zip(before, changed, strict=True) if a["gpu"] == "rtx-4090" and a["estimate"]]
+    assert mine and all(b["estimate"] != a["estimate"] for a, b in mine if a["metric"] == "decode_tokens_per_s")

@@ -88,3 +88,32 @@ def test_ampersand_in_text_is_not_an_anchor():
     doc, problems = load('a: "R&D *and* more"\nb: x & y\n')
     assert problems == []
     assert doc.data == {"a": "R&D *and* more", "b": "x & y"}
+
+
+def test_a_file_read_again_unchanged_is_not_read_and_an_edit_always_is(tmp_path, monkeypatch):
+    """``load_file`` keeps what a file's status said: the same size, times and inode give the same
+    document without reading the file; an edit of the same size, its modification time put
+    back, is read again (its change time moved)."""
+    import os
+    from pathlib import Path
+
+    from generator.yamlload import load_file
+
+    path = tmp_path / "gpu.yaml"
+    path.write_text("name: A\nmemory_gb: 24\n", encoding="utf-8")
+    reads = []
+    real = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self.name) or real(self))
+    first, _ = load_file(path, "gpu.yaml")
+    again, _ = load_file(path, "gpu.yaml")
+    assert again is first and reads == ["gpu.yaml"]
+    mtime = path.stat().st_mtime_ns
+    time.sleep(0.01)
+    path.write_text("name: B\nmemory_gb: 48\n", encoding="utf-8")  # the same size
+    os.utime(path, ns=(mtime, mtime))
+    edited, _ = load_file(path, "gpu.yaml")
+    assert reads == ["gpu.yaml", "gpu.yaml"] and edited.data == {"name": "B", "memory_gb": 48}
+    # the same bytes under another name are another document (problems name their file)
+    other = tmp_path / "other.yaml"
+    other.write_bytes(path.read_bytes())
+    assert load_file(other, "other.yaml")[0] is not edited
