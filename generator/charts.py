@@ -331,9 +331,8 @@ def timeline_chart(ds, c, personas=TIMELINE_PERSONAS) -> Markup | None:
     sep = c.ui_plain("punct.list_sep")
     body = fr.x_axis(xs, yticks, [str(y) for y in yticks], c.ui_plain("chart.axis_year"))
     body.append('<g class="revs">')
-    for rev in ds.revisions:
-        x = xs(_year_frac(_date(rev.id)))
-        body.append(f'<line x1="{_f(x)}" y1="{_f(fr.y0)}" x2="{_f(x)}" y2="{_f(fr.y0 - 5)}"/>')
+    ticks = dict.fromkeys(round(xs(_year_frac(_date(rev.id))), 1) for rev in ds.revisions)  # one per spot
+    body += [f'<line x1="{_f(x)}" y1="{_f(fr.y0)}" x2="{_f(x)}" y2="{_f(fr.y0 - 5)}"/>' for x in ticks]
     body.append("</g>")
     body += _swatches([("seg s0", c.ui_plain("chart.legend_source")), ("seg s0 derived", c.ui_plain("chart.legend_derived"))], 16)
     table_rows = []
@@ -341,9 +340,16 @@ def timeline_chart(ds, c, personas=TIMELINE_PERSONAS) -> Markup | None:
         y = top + r * row
         pname = c.loc.persona(pid)
         body.append(f'<text class="persona" fill="currentColor" x="{_f(fr.x0)}" y="{_f(y + 14)}">{_e(pname)}</text>')
+        spans = [(xs(_year_frac(_date(s["start"]))), xs(_year_frac(_date(s["end"]))) if s["end"] else fr.x1) for s in segs]
+        merged = set()
+        for run in _narrow_runs(spans):
+            merged.update(run)
+            body.append(_many_segments(c, [segs[i] for i in run], spans[run[0]][0], spans[run[-1]][1], y))
         for i, s in enumerate(segs):
-            x0 = xs(_year_frac(_date(s["start"])))
-            x1 = xs(_year_frac(_date(s["end"]))) if s["end"] else fr.x1
+            x0, x1 = spans[i]
+            table_rows.append(_timeline_row(ds, c, pid, s))
+            if i in merged:
+                continue
             label = sep.join(_name(ds.gpus[g]) for g in s["gpus"]) if s["gpus"] else "—"
             short = sep.join(_short(ds.gpus[g]) for g in s["gpus"]) if s["gpus"] else "—"
             until = c.date(s["end"]) if s["end"] else c.ui_plain("chart.timeline.open")
@@ -353,11 +359,6 @@ def timeline_chart(ds, c, personas=TIMELINE_PERSONAS) -> Markup | None:
                         f'<rect x="{_f(x0)}" y="{_f(y + 20)}" width="{_f(max(x1 - x0, 1))}" height="20" rx="2"/>'
                         f'<text fill="currentColor" font-size="{SMALL}" x="{_f(x0 + 4)}" y="{_f(y + 34)}">'
                         f'{_e(_fit(short, SMALL, x1 - x0 - 8))}</text></g>')
-            table_rows.append([
-                c.persona(pid), _iso(s["start"]), _iso(s["end"]) if s["end"] else c.ui("chart.timeline.open"),
-                Markup(c.ui("punct.list_sep")).join(_e(_name(ds.gpus[g])) for g in s["gpus"]) if s["gpus"] else "—",
-                c.ui("chart.legend_source" if s["known"] == "source" else "chart.legend_derived"),
-            ])
     names = sep.join(c.loc.persona(p) for p in segments)
     title = c.ui_plain("chart.timeline.heading")
     desc = _plain(c, "chart.timeline.desc", count=c.num(rows_n), personas=names)
@@ -365,6 +366,42 @@ def timeline_chart(ds, c, personas=TIMELINE_PERSONAS) -> Markup | None:
                         [c.ui("diff.persona"), c.ui("chart.col_from"), c.ui("chart.col_until"),
                          c.ui("revision.col_gpus"), c.ui("chart.col_known")], table_rows)
     return _figure(c, name, _svg(name, height, title, desc, body), table_html)
+
+
+MIN_SEGMENT_PX = 2.0  # narrower timeline segments side by side are drawn as one band
+
+
+def _narrow_runs(spans: list[tuple[float, float]]) -> list[list[int]]:
+    """Runs of two or more consecutive segments each narrower than ``MIN_SEGMENT_PX``: a history
+    that changes every few days would otherwise draw thousands of rectangles on a few pixels."""
+    runs, cur = [], []
+    for i, (x0, x1) in enumerate(spans):
+        if x1 - x0 < MIN_SEGMENT_PX:
+            cur.append(i)
+            continue
+        if len(cur) > 1:
+            runs.append(cur)
+        cur = []
+    if len(cur) > 1:
+        runs.append(cur)
+    return runs
+
+
+def _many_segments(c, segs: list[dict], x0: float, x1: float, y: float) -> str:
+    """One band for a run of narrow segments: its tip says how many and over which dates; the
+    chart's table still lists each (``data-n``: how many)."""
+    last = segs[-1]["end"]
+    tip = _plain(c, "chart.timeline.many", count=c.num(len(segs)), start=c.date(segs[0]["start"]),
+                 end=c.date(last) if last else c.ui_plain("chart.timeline.open"))
+    derived = "" if any(s["known"] == "source" for s in segs) else " derived"
+    return (f'<g class="seg s0 many{derived}" data-n="{len(segs)}"><title>{_e(tip)}</title>'
+            f'<rect x="{_f(x0)}" y="{_f(y + 20)}" width="{_f(max(x1 - x0, 1))}" height="20" rx="2"/></g>')
+
+
+def _timeline_row(ds, c, pid: str, s: dict) -> list:
+    return [c.persona(pid), _iso(s["start"]), _iso(s["end"]) if s["end"] else c.ui("chart.timeline.open"),
+            Markup(c.ui("punct.list_sep")).join(_e(_name(ds.gpus[g])) for g in s["gpus"]) if s["gpus"] else "—",
+            c.ui("chart.legend_source" if s["known"] == "source" else "chart.legend_derived")]
 
 
 # -- all of them --------------------------------------------------------------------------

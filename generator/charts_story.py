@@ -38,6 +38,30 @@ STORY = {
 }
 
 
+def _steps(coords: list[tuple[float, float]]) -> list[str]:
+    """The vertices of a step line through ``coords`` (x ascending): across, then up or down to
+    each point. Points on one pixel column draw one vertical stroke from the lowest to the
+    highest value there, so the line's size grows with the columns it crosses, not the points."""
+    columns: list[list] = []  # [x of the first point, ys in order]
+    for x, y in coords:
+        if columns and round(x) == round(columns[-1][0]):
+            columns[-1][1].append(y)
+        else:
+            columns.append([x, [y]])
+    out: list[str] = []
+    prev = None
+    for x, ys in columns:
+        enter, leave = (prev if prev is not None else ys[0]), ys[-1]
+        lo, hi = min(enter, *ys), max(enter, *ys)
+        # enter at the previous height, cover the column's range, leave at its last value
+        for y in (enter, lo, hi, leave) if leave >= enter else (enter, hi, lo, leave):
+            vertex = f"{_f(x)},{_f(y)}"
+            if not out or out[-1] != vertex:
+                out.append(vertex)
+        prev = ys[-1]
+    return out
+
+
 def story_chart(ds, c, key: str) -> Markup | None:
     """The best value among each revision's advised cards over time, then today's, for one figure."""
     from .derive import derive
@@ -63,13 +87,8 @@ def story_chart(ds, c, key: str) -> Markup | None:
     legend = [(0, c.ui_plain("chart.legend_story_advice"))] + ([(2, c.ui_plain("chart.legend_story_today"))] if today else [])
     body += _legend(legend, fr.x0, 16)
     coords = [(xs(_year_frac(_date(p["date"]))), ys(p["value"])) for p in past]
-    steps = []
-    for i, (x, y) in enumerate(coords):
-        if i:
-            steps.append(f"{_f(x)},{_f(coords[i - 1][1])}")
-        steps.append(f"{_f(x)},{_f(y)}")
     body.append('<polyline class="story-line" fill="none" stroke="currentColor" stroke-opacity=".45" '
-                f'points="{" ".join(steps)}"/>')
+                f'points="{" ".join(_steps(coords))}"/>')
     body.append('<g class="points">')
     labels = []
     tips = []
@@ -89,7 +108,7 @@ def story_chart(ds, c, key: str) -> Markup | None:
         tip = f"{c.date(p['date'])}: {gpu}, {c.num(p['value'], 1)} ({c.num(p['usd'])} USD)"
         body.append(f'<g class="pt s2"><title>{_e(tip)}</title>{_marker(2, x, y, 5.5)}</g>')
         labels.append((x, y, gpu))
-    obstacles = [(x - 5, y - 5, x + 5, y + 5) for x, y in coords]
+    obstacles = [(x - 5, y - 5, x + 5, y + 5) for x, y in dict.fromkeys((round(x), round(y)) for x, y in coords)]
     placed = _place_labels(labels, obstacles, (fr.x0 + 2, fr.y1 - 8, fr.x1 + 18, fr.y0 - 2))
     body.append(f'<g class="labels" fill="currentColor" font-size="{SMALL - 1}">')
     body += [f'<text x="{_f(x)}" y="{_f(y)}" text-anchor="{anchor}">{_e(text)}</text>' for anchor, x, y, text in placed]

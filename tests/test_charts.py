@@ -125,7 +125,9 @@ def _marks(svg: ET.Element) -> int:
     bars = [r for g in svg.iter(f"{SVG}g") if (g.get("class") or "").startswith("bars ") for r in g.findall(f"{SVG}rect")]
     legend = {id(x) for g in svg.iter(f"{SVG}g") if g.get("class") == "legend" for x in g.iter()}
     segs = [g for g in svg.iter(f"{SVG}g") if (g.get("class") or "").startswith("seg ") and id(g) not in legend]
-    return sum(int(g.get("data-n") or 1) for g in points) + len(bars) + len(segs)
+    for g in segs:  # a band of narrow segments says how many it stands for
+        assert (g.get("data-n") is None) == ("many" not in g.get("class").split())
+    return sum(int(g.get("data-n") or 1) for g in points + segs) + len(bars)
 
 
 def _check(figure) -> tuple[ET.Element, ET.Element, list[list[str]]]:
@@ -384,6 +386,34 @@ def test_timeline_segments_follow_the_advice(small, shipped):
         assert a["gpus"] != b["gpus"] and a["end"] == b["start"]
 
 
+def test_timeline_draws_a_run_of_narrow_segments_as_one_band(shipped, monkeypatch):
+    """A history that changed every day for 40 days: 40 segments a fraction of a pixel wide are
+    one band whose tip counts them (in Korean), the table still lists every segment, and the
+    wide segments around it are drawn as before."""
+    import datetime as dt
+
+    from generator import charts
+
+    day = dt.date(2019, 4, 3)
+    gpus = ("rtx-2070", "rtx-2080-ti")
+    narrow = [{"start": (day + dt.timedelta(k)).isoformat(), "end": (day + dt.timedelta(k + 1)).isoformat(),
+               "gpus": (gpus[k % 2],), "known": "source"} for k in range(40)]
+    wide = [{"start": "2016-01-01", "end": day.isoformat(), "gpus": ("gtx-1080",), "known": "derived"},
+            {"start": (day + dt.timedelta(40)).isoformat(), "end": None, "gpus": ("rtx-2070",), "known": "source"}]
+    history = {"best-overall": [wide[0], *narrow, wide[1]]}
+    monkeypatch.setattr(charts, "timeline_segments", lambda ds, personas, states=None: history)
+    c = _context(shipped, "ko")
+    _, svg, rows = _check(charts.timeline_chart(shipped, c, personas=("best-overall",)))
+    assert len(rows) == 42
+    bands = [g for g in svg.iter(f"{SVG}g") if "many" in (g.get("class") or "").split()]
+    assert len(bands) == 1 and bands[0].get("data-n") == "40"
+    tip = bands[0].find(f"{SVG}title").text
+    assert tip == c.ui_plain("chart.timeline.many").format(count="40", start=c.date(narrow[0]["start"]),
+                                                              end=c.date(narrow[-1]["end"]))
+    drawn = [g for g in svg.iter(f"{SVG}g") if (g.get("class") or "").startswith("seg ") and g.find(f"{SVG}title") is not None]
+    assert len(drawn) == 3  # the band and the two wide segments
+
+
 def test_scales():
     from generator.svg import _linear_ticks, _log_ticks
 
@@ -490,3 +520,18 @@ def test_items_on_one_spot_are_drawn_once_and_counted(tree):
         assert len(points) == len(have) // 4 and {g.get("data-n") for g in points} == {"4"}
         tip = points[0].find(f"{SVG}title").text
         assert tip.endswith(more) and tip.count(":") == 1, tip
+
+
+def test_the_story_line_grows_with_the_columns_it_crosses():
+    """The step line of the price story: one point per column is drawn as before (across, then up
+    or down); many points on one pixel column are one stroke over their range, leaving at the
+    last value."""
+    from generator.charts_story import _steps
+
+    assert _steps([(10, 50), (20, 40), (30, 60), (40, 60)]) == [
+        "10.0,50.0", "20.0,50.0", "20.0,40.0", "30.0,40.0", "30.0,60.0", "40.0,60.0"]
+    column = [(20.1, 30), (20.2, 70), (20.3, 45)]
+    assert _steps([(10, 50), *column, (30, 45)]) == [
+        "10.0,50.0", "20.1,50.0", "20.1,70.0", "20.1,30.0", "20.1,45.0", "30.0,45.0"]  # leaving lower: up first
+    many = [(x / 10, (x * 37) % 100) for x in range(1000)]  # 1,000 points over 100 columns
+    assert len(_steps(many)) <= 4 * 101
