@@ -370,8 +370,9 @@ def _group(items: list[dict], key: str) -> dict[str, list[dict]]:
 # preview of ``serve``) computes again only the cells of what changed. Cells are never modified.
 _GRID_CELLS: dict[tuple[str, str, str], dict | None] = {}
 _GRID_CELLS_MAX = 200_000
-# Estimates of measured rows by (row identity, model, card, table); the row is kept to compare.
-_PREDICTED: dict[tuple[int, str | None, str | None, str], tuple[dict, float | None]] = {}
+# Measured rows with their estimates, by (row identity, model, card, table); the row is kept to
+# compare (and so its identity is not reused while the entry lives).
+_PREDICTED: dict[tuple[int, str | None, str | None, str], tuple[dict, dict]] = {}
 _PREDICTED_MAX = 1 << 19
 
 

@@ -30,7 +30,6 @@ def _usd_keypaths(data) -> list[tuple]:
     return [("observations", i, "usd") for i in range(len(obs))] if isinstance(obs, list) else []
 
 
-@functools.lru_cache(maxsize=16384)
 @functools.lru_cache(maxsize=1 << 18)
 def _shown(path: Path, root: Path) -> str:
     """The path as problems name it: relative to the project root (kept per path: the preview
