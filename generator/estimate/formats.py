@@ -65,10 +65,9 @@ MODES = ("inference", "full", "lora", "qlora")
 OPTIMIZERS: dict[str, tuple[float, float]] = {"adamw": (8.0, 0.0), "adamw-8bit": (2.0, 0.0),
                                               "paged-adamw-8bit": (0.0, 2.0), "sgd": (4.0, 0.0)}
 # LoRA: the projections an adapter may sit on (attention's query, key, value and output; the
-# MLP's gate, up and down), all of them by default; the preset names the calculator offers.
+# MLP's gate, up and down), all of them by default.
 LORA_TARGETS = ("q", "k", "v", "o", "gate", "up", "down")
 LORA_RANK = 16  # the adapters' rank when none is given
-LORA_PRESETS = {"all": LORA_TARGETS, "attention": ("q", "k", "v", "o"), "qv": ("q", "v")}
 # a loss computed in chunks upcasts this many pieces of the logits to fp32 one after the other
 # (torchtune's CEWithChunkedOutputLoss default)
 LOSS_CHUNKS = 8

@@ -28,10 +28,9 @@ export const RUNTIMES = ["llama.cpp", "transformers", "vllm", "sglang", "tensorr
 export const MODES = ["inference", "full", "lora", "qlora"];
 // Training optimizers: [bytes of state per trainable parameter on the GPU, in host memory] (formats.py).
 export const OPTIMIZERS = { adamw: [8, 0], "adamw-8bit": [2, 0], "paged-adamw-8bit": [0, 2], sgd: [4, 0] };
-// LoRA: the projections an adapter may sit on (all by default), the presets the calculator offers
+// LoRA: the projections an adapter may sit on (all by default)
 export const LORA_TARGETS = ["q", "k", "v", "o", "gate", "up", "down"];
 export const LORA_RANK = 16;
-export const LORA_PRESETS = { all: LORA_TARGETS, attention: ["q", "k", "v", "o"], qv: ["q", "v"] };
 // a loss computed in chunks upcasts this many pieces of the logits to fp32 one after the other
 export const LOSS_CHUNKS = 8;
 export const LAYER_SPLIT_RUNTIMES = ["llama.cpp", "transformers", "pytorch", "mlx", "exllamav2"];

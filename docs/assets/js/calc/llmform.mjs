@@ -5,7 +5,7 @@
 
 import { parseField, parseChoice } from "./formulas.mjs";
 import {
-  WEIGHT_FORMATS, KV_BY_RUNTIME, MODES, OPTIMIZERS, SERVING_RUNTIMES, VLLM_UTILIZATION, DEFAULTS, LORA_PRESETS,
+  WEIGHT_FORMATS, KV_BY_RUNTIME, MODES, OPTIMIZERS, SERVING_RUNTIMES, VLLM_UTILIZATION, DEFAULTS, LORA_TARGETS,
   run as runEstimate, resolveOptions, inferenceMemory, trainingMemory, usableBytes,
 } from "./estimate.mjs";
 
@@ -17,7 +17,8 @@ export const WEIGHTS = ["bf16", "f16", "f32", "fp8", "int8", "q8_0", "q6_k", "q5
 export const KV = ["f16", "bf16", "fp8", "q8_0", "q4_0"];
 /** Training optimizers, in the order of the form's list. */
 export const OPT = Object.keys(OPTIMIZERS);
-/** Where LoRA's adapters sit, in the order of the form's list (estimate.mjs LORA_PRESETS). */
+/** Where LoRA's adapters sit: the form's choices, in the order of its list, and the projections of each. */
+export const LORA_PRESETS = { all: LORA_TARGETS, attention: ["q", "k", "v", "o"], qv: ["q", "v"] };
 export const TARGETS = Object.keys(LORA_PRESETS);
 /** LoRA's rank, read in LoRA and QLoRA only. */
 export const RANK_FIELD = { integer: true, min: 1, max: 4096 };
