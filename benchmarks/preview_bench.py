@@ -4,8 +4,8 @@
    page ``/gpus/rtx-4090/`` open; each round saves a change to ``gpus/nvidia/rtx-4090.yaml``
    and polls the page until it shows the change. Five rounds, each after the previous change
    reached every language; median and worst.
-2. **The open page's step at 1x and 10x** (in-process, English): how the first step's time
-   grows with the catalogue.
+2. **The open page's step at 1x and 10x** (in-process, English, told of each write as the
+   watcher tells it under ``serve``): how the first step's time grows with the catalogue.
 3. **Four languages against one**: a full build of the four languages and one of English alone,
    in three interleaved pairs (the median of their ratios), and whether English came out
    byte-identical both ways.
@@ -92,10 +92,12 @@ def first_step(factor: int, tmp: Path) -> list[float]:
     pv = Preview(Paths(root=ROOT, data=data, build=tmp / f"pv-build-{factor}", site=tmp / f"pv-site-{factor}"),
                  out=io.StringIO(), langs=["en"])
     pv.start()
+    pv.watched()  # as under `serve`, where the watcher reports each file written
     pv.seen("/gpus/rtx-4090/")
     times = []
     for i in range(ROUNDS):
         _tdp(data / GPU, 601 + i)
+        pv.saw("modified", str(data / GPU))
         pv.update()
         times.append(pv.changes[-1].steps[0].seconds)
         while not pv.changes[-1].done:

@@ -195,6 +195,20 @@ class _no_dirty_warning:
         self.log.removeFilter(self.filter)
 
 
+def _telling(schedule, preview, handler, path, **kwargs):
+    """``schedule`` (the observer's) with ``handler`` first telling ``preview`` what it saw: the
+    preview then reads again only the files written (the server's own handler only asks for a
+    build)."""
+    plain = handler.on_any_event
+
+    def on_any_event(event):
+        preview.saw(event.event_type, os.fsdecode(event.src_path), event.is_directory)
+        plain(event)
+
+    handler.on_any_event = on_any_event
+    return schedule(handler, path, **kwargs)
+
+
 def serve(site_dir: Path, preview, watch: list[Path], host: str, port: int) -> None:
     """Serve ``site_dir`` with live reload. ``preview`` (:class:`generator.preview.Preview`)
     rebuilds when a watched path changes, learns which page is open from the requests, holds a
@@ -231,10 +245,12 @@ def serve(site_dir: Path, preview, watch: list[Path], host: str, port: int) -> N
         observer = watchdog.observers.Observer()
         # Only writes count: the builder's own reads (opened, closed without writing) would start
         # another build after every build.
-        observer.schedule = functools.partial(observer.schedule, event_filter=[
+        schedule = functools.partial(observer.schedule, event_filter=[
             events.FileCreatedEvent, events.FileModifiedEvent, events.FileDeletedEvent, events.FileMovedEvent,
             events.FileClosedEvent, events.DirCreatedEvent, events.DirDeletedEvent, events.DirMovedEvent])
+        observer.schedule = functools.partial(_telling, schedule, preview)
         server.observer = observer
+        preview.watched()
     except Exception:  # pragma: no cover - platforms without a native watcher keep polling
         pass
     for path in watch:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import html
+import os
 import sys
 import threading
 import time
@@ -120,6 +121,12 @@ class Preview:
         self._cond = threading.Condition()  # guards pending and the generation counter
         self._generation = 0
         self._base = read_base_config(paths)
+        # Files written since the last load, as the watcher reported them (``saw``); None when a
+        # file was created, deleted or moved, or when no watcher reports here: then the next load
+        # lists and looks at every file.
+        self._written: set[str] | None = None
+        self._events = threading.Lock()
+        self._watched = False
         from . import mkdocs_glue
 
         mkdocs_glue.use_template_cache(paths.theme_cache)
@@ -168,9 +175,31 @@ class Preview:
             f'<ul style="margin:.4em 0 0 1.2em;padding:0">{items}{tail}</ul></div>'
         ).encode()
 
+    def watched(self) -> None:
+        """A watcher reports every write under the data folder to ``saw`` from now on."""
+        with self._events:
+            self._watched = True
+
+    def saw(self, event: str, path: str, is_directory: bool = False) -> None:
+        """The watcher saw ``event`` (watchdog's event type) on ``path``. A file written in place is
+        all the next load reads again; anything that changes what the folders hold (a file
+        created, deleted or moved, a folder's event) makes it look at every file."""
+        with self._events:
+            if event in ("modified", "closed") and not is_directory:
+                if self._written is not None:
+                    self._written.add(os.path.abspath(path))
+            else:
+                self._written = None
+
+    def _take_written(self) -> set[str] | None:
+        with self._events:
+            written, self._written = self._written, set()
+            return written if self._watched else None
+
     # -- building -------------------------------------------------------------------------------
     def start(self) -> None:
         """The first build: every language, in full (what ``build`` does)."""
+        self._take_written()  # from here on, what the watcher reports is all that changes
         ds = build_site(self.paths, self.langs)
         self._nav = {lang: nav(ds, lang) for lang in self.langs}
         self._theme = self._theme_stamp()
@@ -186,8 +215,9 @@ class Preview:
         change = Change(time.perf_counter(), self.viewed)
         self.changes.append(change)
         with self._lock, _collector_paused():
+            written = self._take_written()
             try:
-                ds = load_or_fail(self.paths)
+                ds = load_or_fail(self.paths, written)
             except DataError as exc:
                 self._fail(change, [str(p) for p in exc.problems])
                 return

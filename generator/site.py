@@ -69,8 +69,9 @@ class Timings:
         self.steps[name] = self.steps.get(name, 0.0) + seconds
 
 
-def load_or_fail(paths: Paths) -> Dataset:
-    ds, problems = load_dataset(paths.data, paths.root)
+def load_or_fail(paths: Paths, changed=None) -> Dataset:
+    """The validated dataset, or DataError with the problems. ``changed``: see ``load_dataset``."""
+    ds, problems = load_dataset(paths.data, paths.root, changed=changed)
     if ds is None:
         raise DataError(problems)
     return ds

@@ -84,9 +84,17 @@ def rule_placeholders_kept(english: str, translated: str, doc: Document, key: st
     return True
 
 
+# What the folders held at the last load, per folder: the files found and the problems the walk
+# reported. Used only when the caller vouches that no file was created, deleted or moved since.
+_LISTINGS: dict[tuple, tuple[tuple, tuple[Problem, ...]]] = {}
+
+
 class _Loader:
-    def __init__(self, data_dir: Path, root: Path, today: _dt.date):
+    def __init__(self, data_dir: Path, root: Path, today: _dt.date, changed: frozenset[str] | None = None):
         self.data_dir = data_dir
+        # None: look at every file. A set: the absolute paths of the only files written since the
+        # last load (and none created, deleted or moved); every other file holds what it held.
+        self.changed = changed
         self.root = root
         self.today = today
         self.problems: list[Problem] = []
@@ -104,8 +112,11 @@ class _Loader:
     def problem(self, path: Path, line: int, fieldpath: str, message: str) -> None:
         self.problems.append(Problem(self.shown(path), line, fieldpath, message))
 
-    def read(self, path: Path, schema) -> tuple[Document | None, Ctx | None]:
-        doc, problems = load_file(path, self.shown(path))
+    def read(self, path: Path, schema, where: tuple[str, str] | None = None) -> tuple[Document | None, Ctx | None]:
+        """``where``: the file's absolute path and its path as problems name it, when known."""
+        absolute, shown = where or (os.path.abspath(path), self.shown(path))
+        unchanged = self.changed is not None and absolute not in self.changed
+        doc, problems = load_file(path, shown, unchanged)
         self.problems += problems
         if doc is None:
             return None, None
@@ -123,8 +134,8 @@ class _Loader:
             self.refs.append((kind, ident, doc, kp))
         return doc, ctx
 
-    def make_record(self, ident: str, path: Path, doc: Document, schema) -> Record:
-        rel = path.relative_to(self.data_dir).as_posix()
+    def make_record(self, ident: str, path: Path, doc: Document, schema, rel: str | None = None) -> Record:
+        rel = rel or path.relative_to(self.data_dir).as_posix()
         # A document read again unchanged gives the same record (records are immutable): the
         # preview's reload does not freeze and walk every unchanged file again.
         made = doc.__dict__.setdefault("_records", {})
@@ -167,8 +178,30 @@ class _Loader:
             where = ", ".join(f"{k.folder}/" if k.depth else k.folder for k in KINDS)
             self.problem(entry, 1, "", f"unexpected file or folder in data/ (records go in {where}, translations/)")
 
-    def yaml_files(self, folder: Path, depth: int) -> list[Path]:
-        """Files ``depth`` levels below ``folder``; anything else is reported."""
+    def listed(self, key: tuple, walk) -> tuple:
+        """What ``walk()`` finds (it reports what does not belong as problems), or, when no file was
+        created, deleted or moved since the last load, what it found then and the same problems."""
+        key = (os.path.abspath(self.data_dir), os.path.abspath(self.root), *key)
+        hit = _LISTINGS.get(key) if self.changed is not None else None
+        if hit is None:
+            before = len(self.problems)
+            found = tuple(walk())
+            hit = _LISTINGS[key] = (found, tuple(self.problems[before:]))
+        else:
+            self.problems += hit[1]
+        return hit[0]
+
+    def yaml_files(self, folder: Path, depth: int) -> tuple[tuple[Path, str, tuple[str, str]], ...]:
+        """(file, its path relative to the data folder, ``where`` for ``read``) of the files
+        ``depth`` levels below ``folder``; anything else is reported."""
+        return self.listed(("records", folder.name, depth),
+                           lambda: [(p, p.relative_to(self.data_dir).as_posix(), self.where(p))
+                                    for p in self._walk_yaml(folder, depth)])
+
+    def where(self, path: Path) -> tuple[str, str]:
+        return os.path.abspath(path), self.shown(path)
+
+    def _walk_yaml(self, folder: Path, depth: int) -> list[Path]:
         out = []
         if not folder.is_dir():
             return out
@@ -193,11 +226,11 @@ class _Loader:
     def load_kind(self, kind) -> None:
         seen: dict[str, Path] = {}
         loaded = []
-        for path in self.yaml_files(self.data_dir / kind.folder, kind.depth):
-            doc, ctx = self.read(path, kind.schema)
+        for path, rel, where in self.yaml_files(self.data_dir / kind.folder, kind.depth):
+            doc, ctx = self.read(path, kind.schema, where)
             if doc is None:  # unreadable: one problem, and nothing that depends on it is checked
                 self.broken[kind.name].add(path.stem)
-                self.broken_files[path.relative_to(self.data_dir).as_posix()] = path
+                self.broken_files[rel] = path
                 continue
             if kind.ident == "date":
                 ident = rule_revision_date_matches_filename(path, doc, ctx)
@@ -212,7 +245,7 @@ class _Loader:
                 self.problem(path, 1, "", f"duplicate {kind.label or kind.name} id {ident!r}: also {self.shown(seen[ident])}")
                 continue
             seen[ident] = path
-            loaded.append(self.make_record(ident, path, doc, kind.schema))
+            loaded.append(self.make_record(ident, path, doc, kind.schema, rel))
         if kind.collection == "map":
             setattr(self.ds, kind.attr, {rec.id: rec for rec in loaded})
         else:
@@ -299,15 +332,24 @@ class _Loader:
         self.problems.append(Problem(self.shown(path), 1, "", message, "note"))
 
     def load_translations(self) -> None:
+        for lang, path, rel, where in self.listed(("translations",), self._walk_translations):
+            table = self.ds.translations.setdefault(lang, {})
+            if path is not None:
+                self.load_translation(path, rel, where, table)
+
+    def _walk_translations(self) -> list[tuple]:
+        """(language, None, None, None) for each language's folder, then (language, file, its path
+        relative to the language's folder, ``where`` for ``read``) for each of its translation
+        files; anything else is reported."""
         base = self.data_dir / "translations"
+        out = []
         if not base.is_dir():
-            return
+            return out
         for lang_dir in sorted(p for p in base.iterdir() if not p.name.startswith(".")):
             if not lang_dir.is_dir() or lang_dir.name not in TRANSLATED_LANGS:
                 self.problem(lang_dir, 1, "", f"translations are kept per language: one of {', '.join(TRANSLATED_LANGS)} (English is the data itself)")  # noqa: E501
                 continue
-            lang = lang_dir.name
-            table = self.ds.translations.setdefault(lang, {})
+            out.append((lang_dir.name, None, None, None))
             for dirpath, dirnames, filenames in os.walk(lang_dir):
                 dirnames.sort()
                 for fname in sorted(filenames):
@@ -317,11 +359,11 @@ class _Loader:
                     if path.suffix != ".yaml":
                         self.problem(path, 1, "", "only .yaml translation files belong here")
                         continue
-                    self.load_translation(lang, lang_dir, path, table)
+                    out.append((lang_dir.name, path, path.relative_to(lang_dir).as_posix(), self.where(path)))
+        return out
 
-    def load_translation(self, lang: str, lang_dir: Path, path: Path, table: dict) -> None:
-        rel = path.relative_to(lang_dir).as_posix()
-        doc, ctx = self.read(path, TRANSLATION)
+    def load_translation(self, path: Path, rel: str, where: tuple[str, str], table: dict) -> None:
+        doc, ctx = self.read(path, TRANSLATION, where)
         if doc is None:
             return
         self.problems += ctx.problems
@@ -354,11 +396,17 @@ class _Loader:
         doc.__dict__["_translated"][rel] = (rec, tuple(self.problems[before:]), entries)
 
 
-def load_dataset(data_dir: Path, root: Path | None = None, today: _dt.date | None = None):
-    """Return ``(dataset or None, problems)``; the dataset is None when any error was found."""
+def load_dataset(data_dir: Path, root: Path | None = None, today: _dt.date | None = None, changed=None):
+    """Return ``(dataset or None, problems)``; the dataset is None when any error was found.
+
+    ``changed``: None (every file is looked at), or the paths of the only files written since the
+    last load of ``data_dir`` in this process, when no file was created, deleted or moved (the
+    preview's watcher knows): the others are not listed or asked for their status again."""
     data_dir = Path(data_dir)
     root = Path(root) if root else data_dir.parent
-    loader = _Loader(data_dir, root, today or today_utc())
+    if changed is not None:
+        changed = frozenset(os.path.abspath(p) for p in changed)
+    loader = _Loader(data_dir, root, today or today_utc(), changed)
     loader.run()
     problems = sorted(set(loader.problems), key=lambda p: (p.path, p.line, p.field, p.message))
     errors = [p for p in problems if p.level == "error"]

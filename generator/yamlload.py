@@ -262,7 +262,16 @@ def _load_text(raw: bytes, shown: str) -> tuple[Document | None, list[Problem]]:
     return Document(shown, data, builder.lines), problems
 
 
-def load_file(path: Path, shown: str) -> tuple[Document | None, list[Problem]]:
+def load_file(path: Path, shown: str, unchanged: bool = False) -> tuple[Document | None, list[Problem]]:
+    """Load one file. ``unchanged``: the caller knows the file was not written since it was last
+    read here (the preview's watcher names every file written): what was read is used without
+    asking the system for its status. A file not read before is read all the same."""
+    if unchanged:
+        seen = _SEEN.get(path)
+        if seen is not None and seen[1][0] == shown:
+            hit = _cached(seen[1])
+            if hit is not None:
+                return hit
     try:
         st = path.stat()
         if st.st_size > MAX_BYTES:

@@ -215,3 +215,30 @@ def test_a_page_template_edit_rebuilds_only_the_pages_it_renders(preview, tmp_pa
     built = {(s.lang, md) for s in change.steps for md in s.built}
     assert built == {(lang, "api/index.md") for lang in ("en", "ko", "zh", "fr")}
     assert "Template edit marker" in (pv.paths.site / "ko/api/index.html").read_text(encoding="utf-8")
+
+
+def test_the_watcher_names_the_files_written_and_anything_else_means_every_file(tmp_path):
+    from types import SimpleNamespace
+
+    from generator.mkdocs_glue import _telling
+
+    pv = Preview(Paths(data=tmp_path / "data", build=tmp_path / "build", site=tmp_path / "site"), out=io.StringIO())
+    gpu, other = tmp_path / "data" / "gpus" / "a.yaml", tmp_path / "data" / "b.yaml"
+    pv.saw("modified", str(gpu))
+    assert pv._take_written() is None  # no watcher reports here yet: look at every file
+    pv.watched()
+    pv.saw("modified", str(gpu))
+    pv.saw("closed", str(other))
+    assert pv._take_written() == {str(gpu), str(other)}
+    assert pv._take_written() == set()  # taken: nothing written since
+    for event, is_dir in (("created", False), ("deleted", False), ("moved", False), ("created", True)):
+        pv.saw("modified", str(gpu))
+        pv.saw(event, str(other), is_dir)
+        assert pv._take_written() is None, event
+    # the observer's handler tells the preview before it asks the server for a build
+    asked, scheduled = [], []
+    handler = SimpleNamespace(on_any_event=lambda event: asked.append(pv._written))
+    _telling(lambda h, path, **kw: scheduled.append((h, path, kw)), pv, handler, "/data", recursive=True)
+    assert scheduled == [(handler, "/data", {"recursive": True})]
+    handler.on_any_event(SimpleNamespace(event_type="modified", src_path=os.fsencode(gpu), is_directory=False))
+    assert asked == [{str(gpu)}]

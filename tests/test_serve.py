@@ -81,3 +81,7 @@ def test_rebuilds_on_data_change_and_keeps_last_good_build(served):
     assert "GeForce RTX 2070 Rebuilt" in shown  # the last good build stays
     tree.set("gpus/nvidia/rtx-2070.yaml", "memory_gb", "8")
     assert wait_for(lambda: "wg-preview-problems" not in fetch(base + "/ko/gpus/")[1]), "the error stays after the fix"
+    # a new file (not an edit in place): every folder is listed again, and its page appears
+    tree.write("gpus/nvidia/rtx-2070-copy.yaml", tree.read("gpus/nvidia/rtx-2070.yaml").replace(
+        "id: rtx-2070", "id: rtx-2070-copy").replace("GeForce RTX 2070 Rebuilt", "GeForce RTX 2070 Copy"))
+    assert wait_for(lambda: "GeForce RTX 2070 Copy" in fetch(base + "/gpus/")[1]), "a created record never appeared"

@@ -117,3 +117,25 @@ def test_a_file_read_again_unchanged_is_not_read_and_an_edit_always_is(tmp_path,
     other = tmp_path / "other.yaml"
     other.write_bytes(path.read_bytes())
     assert load_file(other, "other.yaml")[0] is not edited
+
+
+def test_a_file_vouched_unchanged_is_taken_from_memory_without_its_status(tmp_path, monkeypatch):
+    """``unchanged``: the caller (the preview, told by its watcher) vouches that the file was not
+    written since it was read here; the file is neither asked for its status nor read. A file
+    never read before is read all the same."""
+    from pathlib import Path
+
+    from generator.yamlload import load_file
+
+    path = tmp_path / "gpu.yaml"
+    path.write_text("name: A\n", encoding="utf-8")
+    first, _ = load_file(path, "gpu.yaml")
+    calls = []
+    real_stat, real_read = Path.stat, Path.read_bytes
+    monkeypatch.setattr(Path, "stat", lambda self, **k: calls.append(("stat", self.name)) or real_stat(self, **k))
+    monkeypatch.setattr(Path, "read_bytes", lambda self: calls.append(("read", self.name)) or real_read(self))
+    assert load_file(path, "gpu.yaml", unchanged=True)[0] is first and calls == []
+    fresh = tmp_path / "new.yaml"
+    fresh.write_text("name: B\n", encoding="utf-8")
+    assert load_file(fresh, "new.yaml", unchanged=True)[0].data == {"name": "B"}
+    assert calls == [("stat", "new.yaml"), ("read", "new.yaml")]

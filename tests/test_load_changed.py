@@ -1,0 +1,57 @@
+"""Loading again after the preview's watcher named the files written since the last load: only
+those are looked at; a file created, deleted or moved makes the next load look at every file."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from conftest import TODAY
+
+from generator.validate import load_dataset
+
+
+def _load(tree, changed=None):
+    ds, problems = load_dataset(tree.data, tree.root, today=TODAY, changed=changed)
+    return ds, [str(p) for p in problems]
+
+
+def test_only_the_files_named_are_asked_for_their_status_and_no_folder_is_walked(tree, monkeypatch):
+    _load(tree)
+    tree.set("gpus/nvidia/rtx-2070.yaml", "name", "GeForce RTX 2070 Renamed")
+    stats, walks = [], []
+    real_stat, real_walk = Path.stat, os.walk
+    monkeypatch.setattr(Path, "stat", lambda self, **k: stats.append(self) or real_stat(self, **k))
+    monkeypatch.setattr(os, "walk", lambda *a, **k: walks.append(a[0]) or real_walk(*a, **k))
+    ds, _ = _load(tree, [tree.path("gpus/nvidia/rtx-2070.yaml")])
+    assert ds.gpus["rtx-2070"]["name"] == "GeForce RTX 2070 Renamed"
+    # below the folders of records, only the file written; above them, the few top-level entries
+    deep = [p.relative_to(tree.data).as_posix() for p in stats if len(p.relative_to(tree.data).parts) > 1]
+    assert deep == ["gpus/nvidia/rtx-2070.yaml"] and walks == []
+
+
+def test_what_the_walk_reported_is_reported_again_with_its_listing(tree):
+    tree.write("gpus/nvidia/notes.txt", "a stray file\n")
+    tree.write("translations/ko/gpus/nvidia/notes.txt", "another\n")
+    ds, before = _load(tree)
+    assert ds is None and sum("notes.txt" in p for p in before) == 2
+    assert _load(tree, []) == (None, before)
+
+
+def test_the_same_answer_as_a_full_load_for_an_edit_to_a_translated_record(tree):
+    tree.set("gpus/nvidia/rtx-2070.yaml", "name", "GeForce RTX 2070 Renamed")
+    _load(tree)
+    tree.set("gpus/nvidia/rtx-2070.yaml", "memory_gb", "eight")
+    told = _load(tree, [tree.path("gpus/nvidia/rtx-2070.yaml")])
+    full = _load(tree)
+    assert told[0] is None and told[1] == full[1]
+    assert any("rtx-2070.yaml" in p and "memory_gb" in p for p in told[1])
+
+
+def test_a_created_file_is_seen_once_the_caller_says_it_cannot_vouch(tree):
+    _load(tree)
+    text = tree.read("gpus/nvidia/rtx-2070.yaml").replace("id: rtx-2070", "id: rtx-2070-copy")
+    tree.write("gpus/nvidia/rtx-2070-copy.yaml", text)
+    ds, _ = _load(tree, [])  # what the caller vouched for: nothing created (the listing is reused)
+    assert "rtx-2070-copy" not in ds.gpus
+    ds, _ = _load(tree, None)  # a created file: every folder is listed again
+    assert "rtx-2070-copy" in ds.gpus
