@@ -184,9 +184,14 @@ class Derived:
         return AdviceAge(newest, built.isoformat(), years, months)
 
     @functools.cached_property
+    def fit_digest(self) -> str:
+        """Of everything the fitted table depends on (see ``_digest``)."""
+        return _digest(self.bundle)
+
+    @functools.cached_property
     def estimates(self) -> dict:
         """Fitted constants, measured error per metric and runtime, and the reference GPU."""
-        return published_estimates(self.bundle)
+        return published_estimates(self.bundle, self.fit_digest)
 
     @functools.cached_property
     def today(self):
@@ -279,7 +284,7 @@ class Derived:
             return json.dumps(value, sort_keys=True, default=str)
 
         gpus = {gid: key({k: v for k, v in g.items() if k in ENGINE_GPU_FIELDS}) for gid, g in self.bundle.gpus.items()}
-        return {"table": key(self.estimates), "gpus": gpus,
+        return {"table": self.fit_digest, "gpus": gpus,
                 "models": {mid: key(m) for mid, m in self.bundle.models.items()}}
 
     def grid_cell(self, mid: str, gid: str) -> dict | None:
@@ -320,28 +325,47 @@ class Derived:
     @functools.cached_property
     def measured(self) -> list[dict]:
         """Every measurement (flattened) with the engine's figure for its conditions and the error."""
-        from .estimate.fitting import predict
-        from .estimate.relative_fit import relative_groups, training_estimates, training_group
+        return [self._measured_row(m) for m in self.bundle.measurements]
 
-        b, constants = self.bundle, self.estimates.get("constants") or {}
-        training = training_estimates(relative_groups(b.measurements, (), b.gpus), b.gpus, constants)
-        keys = self.content_keys
-        if len(_PREDICTED) > _PREDICTED_MAX:
-            _PREDICTED.clear()
-        out = []
-        for m in b.measurements:
-            group = training_group(m)
-            if group:
-                out.append(_with_error(m, training.get((group, m["gpu"]))))
-            else:
-                # an unchanged row (the same object) of an unchanged model and card under the same
-                # constants has the same estimate: the preview's reload computes only what changed
-                cell = (id(m), keys["models"].get(m.get("model")), keys["gpus"].get(m.get("gpu")), keys["table"])
-                hit = _PREDICTED.get(cell)
-                if hit is None or hit[0] is not m:
-                    hit = _PREDICTED[cell] = (m, _with_error(m, predict(m, b.models, b.gpus, constants)))
-                out.append(hit[1])
-        return out
+    def measured_where(self, key: str, value: str) -> list[dict]:
+        """The measurements whose ``key`` (gpu or model) is ``value``, as ``measured`` gives them;
+        computed for those rows alone when the whole list was not needed yet (the preview's page)."""
+        if "measured" in self.__dict__:
+            return (self.measured_by_gpu if key == "gpu" else self.measured_by_model).get(value, [])
+        return [self._measured_row(m) for m in self.bundle.measurements if m.get(key) == value]
+
+    @functools.cached_property
+    def _training(self) -> dict:
+        """The training rows' estimates: read from the rows, the cards the fit reads and its
+        constants, so the same under the same fit digest."""
+        from .estimate.relative_fit import relative_groups, training_estimates
+
+        training = _TRAINING.get(self.fit_digest)
+        if training is None:
+            b = self.bundle
+            training = training_estimates(relative_groups(b.measurements, (), b.gpus), b.gpus,
+                                          self.estimates.get("constants") or {})
+            _TRAINING.clear()
+            _TRAINING[self.fit_digest] = training
+        return training
+
+    def _measured_row(self, m: dict) -> dict:
+        from .estimate.fitting import predict
+        from .estimate.relative_fit import training_group
+
+        group = training_group(m)
+        if group:
+            return _with_error(m, self._training.get((group, m["gpu"])))
+        # an unchanged row (the same object) of an unchanged model and card under the same
+        # constants has the same estimate: the preview's reload computes only what changed
+        keys, b = self.content_keys, self.bundle
+        cell = (id(m), keys["models"].get(m.get("model")), keys["gpus"].get(m.get("gpu")), keys["table"])
+        hit = _PREDICTED.get(cell)
+        if hit is None or hit[0] is not m:
+            if len(_PREDICTED) > _PREDICTED_MAX:
+                _PREDICTED.clear()
+            hit = _PREDICTED[cell] = (m, _with_error(m, predict(m, b.models, b.gpus, self.estimates.get("constants") or {})))
+        return hit[1]
 
     @functools.cached_property
     def measured_by_model(self) -> dict[str, list[dict]]:
@@ -374,6 +398,8 @@ _GRID_CELLS_MAX = 200_000
 # compare (and so its identity is not reused while the entry lives).
 _PREDICTED: dict[tuple[int, str | None, str | None, str], tuple[dict, dict]] = {}
 _PREDICTED_MAX = 1 << 19
+# The training rows' estimates, of the last fit digest only.
+_TRAINING: dict[str, dict] = {}
 
 
 def derive(ds: Dataset) -> Derived:
@@ -426,14 +452,14 @@ def _rows_digest(rows: list[dict]) -> str:
     return digest
 
 
-def published_estimates(bundle) -> dict:
+def published_estimates(bundle, digest: str | None = None) -> dict:
     """The fitted constants, the error table and the reference GPU (see :mod:`generator.estimate`).
 
     Fitting reads every measurement; its result depends only on the data and the engine's code,
     so it is kept in ``build/cache/`` under the digest of both and reused by the next build."""
     from .estimate import published
 
-    path = CACHE_DIR / f"estimate-{_digest(bundle)}.json"
+    path = CACHE_DIR / f"estimate-{digest or _digest(bundle)}.json"
     if path.is_file():
         return json.loads(path.read_text(encoding="utf-8"))
     # the same JSON types and key order as a cached copy: a build is the same with or without it

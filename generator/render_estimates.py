@@ -150,7 +150,7 @@ class EstimatesText:
         return [(mid, e) for mid, e in cells if e is not None]
 
     def measured_on_gpu(self, gid: str):
-        return self.facts.measured_by_gpu.get(gid, [])
+        return self.facts.measured_where("gpu", gid)
 
     def measured_for_model(self, mid: str):
-        return self.facts.measured_by_model.get(mid, [])
+        return self.facts.measured_where("model", mid)
