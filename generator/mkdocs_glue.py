@@ -100,13 +100,16 @@ def preload(config_file: Path, docs_dir: Path) -> None:
         pass
 
 
-def build(config_file: Path, overrides: dict, *, rebuild: set[str] | None = None, theme_pages: bool = True) -> None:
+def build(config_file: Path, overrides: dict, *, rebuild: set[str] | None = None, theme_pages: bool = True,
+          static: set[str] | None = None) -> None:
     """``mkdocs build --strict`` with ``overrides`` applied to the top-level keys.
 
     ``rebuild``: the preview's build, in place (MkDocs' dirty build): only the pages at these
     paths (relative to docs_dir) are built again, and the static files newer than their copy;
     warnings are shown without failing; the search index keeps the entries of every other page;
-    with ``theme_pages`` off the 404 page and the sitemap are left as they were."""
+    with ``theme_pages`` off the 404 page and the sitemap are left as they were; with ``static``,
+    of the other files only those at these paths are copied (the caller knows which changed),
+    without comparing every file's time with its copy's."""
     from mkdocs.commands import build as mk
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
@@ -124,6 +127,8 @@ def build(config_file: Path, overrides: dict, *, rebuild: set[str] | None = None
         def is_modified(file) -> bool:
             if file.is_documentation_page():
                 return file.src_uri in rebuild or not os.path.isfile(file.abs_dest_path)
+            if static is not None:
+                return file.src_uri in static
             return original_modified(file)
 
         File.is_modified = is_modified

@@ -252,7 +252,10 @@ class Preview:
         with self._cond:
             self.pending[lang] |= changed
             build = {md} & (self.pending[lang] | (only if lang in self.full else set()))
-        self._mkdocs(ds, lang, build, theme_pages=False)
+            # the files other than pages that changed since this language was last built in full
+            # (unless the theme changed: then its assets are compared as MkDocs does)
+            static = None if lang in self.full else {p for p in self.pending[lang] if not p.endswith(".md")}
+        self._mkdocs(ds, lang, build, theme_pages=False, static=static)
         with self._cond:
             self.pending[lang] -= build
             self._fresh = (lang, md)
@@ -297,12 +300,13 @@ class Preview:
         total = time.perf_counter() - change.started
         self._say(f"every language is up to date ({total:.1f}s after the change)")
 
-    def _mkdocs(self, ds, lang: str, rebuild: set[str], theme_pages: bool) -> None:
+    def _mkdocs(self, ds, lang: str, rebuild: set[str], theme_pages: bool, static: set[str] | None = None) -> None:
         from . import mkdocs_glue
 
         site = self._site_dir(lang)
         overrides = mkdocs_overrides(ds, lang, self.paths.build / "docs" / lang, site, self._base)
-        mkdocs_glue.build(self.paths.root / "mkdocs.yml", overrides, rebuild=rebuild, theme_pages=theme_pages)
+        mkdocs_glue.build(self.paths.root / "mkdocs.yml", overrides, rebuild=rebuild, theme_pages=theme_pages,
+                          static=static)
 
     def _remove(self, lang: str, gone: set[str]) -> None:
         """Pages of records that were deleted: their HTML goes too."""

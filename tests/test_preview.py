@@ -242,3 +242,37 @@ def test_the_watcher_names_the_files_written_and_anything_else_means_every_file(
     assert scheduled == [(handler, "/data", {"recursive": True})]
     handler.on_any_event(SimpleNamespace(event_type="modified", src_path=os.fsencode(gpu), is_directory=False))
     assert asked == [{str(gpu)}]
+
+
+def test_the_first_step_copies_only_the_files_that_changed_and_the_next_step_the_rest(preview, monkeypatch):
+    """Besides the open page, the first step's MkDocs build copies the other files that changed
+    since the language was last built, without comparing every asset with its copy; the step
+    after it copies what the first one did not write (here the shared data file)."""
+    import threading
+
+    from mkdocs import utils
+
+    pv, base, _ = preview
+    gate, catch_up = threading.Event(), Preview._catch_up
+    monkeypatch.setattr(Preview, "_catch_up", lambda self, *a: (gate.wait(120), catch_up(self, *a)))
+    copied, copy = [], utils.copy_file
+    monkeypatch.setattr(utils, "copy_file", lambda src, dest: copied.append(os.path.relpath(src, pv.paths.build / "docs" / "en"))
+                        or copy(src, dest))
+    from mkdocs.structure.files import File
+
+    compared, is_modified = [], File.is_modified  # MkDocs' comparison of a file's time with its copy's
+    monkeypatch.setattr(File, "is_modified", lambda self: compared.append(self.src_uri) or is_modified(self))
+    pv.seen("/gpus/rtx-2070/")
+    _edit(base, "gpus/nvidia/rtx-2070.yaml", "tdp_w: 175", "tdp_w: 177")
+    try:
+        pv.update()
+        assert [s.built for s in pv.changes[-1].steps] == [["gpus/rtx-2070.md"]]
+        assert copied == [] and compared == []
+    finally:
+        gate.set()
+        _wait(pv)
+    assert "assets/data/whichgpu-data.js" in copied
+    assert '"tdp_w":177' in (pv.paths.site / "assets/data/whichgpu-data.js").read_text(encoding="utf-8")
+    _edit(base, "gpus/nvidia/rtx-2070.yaml", "tdp_w: 177", "tdp_w: 175")
+    pv.update()
+    _wait(pv)
