@@ -101,7 +101,7 @@ def preload(config_file: Path, docs_dir: Path) -> None:
 
 
 def build(config_file: Path, overrides: dict, *, rebuild: set[str] | None = None, theme_pages: bool = True,
-          static: set[str] | None = None) -> None:
+          static: set[str] | None = None, search_index: bool = True) -> None:
     """``mkdocs build --strict`` with ``overrides`` applied to the top-level keys.
 
     ``rebuild``: the preview's build, in place (MkDocs' dirty build): only the pages at these
@@ -109,7 +109,8 @@ def build(config_file: Path, overrides: dict, *, rebuild: set[str] | None = None
     warnings are shown without failing; the search index keeps the entries of every other page;
     with ``theme_pages`` off the 404 page and the sitemap are left as they were; with ``static``,
     of the other files only those at these paths are copied (the caller knows which changed),
-    without comparing every file's time with its copy's."""
+    without comparing every file's time with its copy's; with ``search_index`` off the pages built
+    are not indexed and the search index is left as it was (a later build indexes them)."""
     from mkdocs.commands import build as mk
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
@@ -138,13 +139,15 @@ def build(config_file: Path, overrides: dict, *, rebuild: set[str] | None = None
         if privacy is not None:
             skip_rows_in_privacy(privacy)
         search = config.plugins.get("material/search")
+        if search is not None and dirty and not search_index:
+            search.config.enabled = False  # read by the plugin as it indexes a page and writes the index
         settings = ", ".join(f"{k} {getattr(search.config, k, None)}" for k in ("jieba_dict", "jieba_dict_user")
                              ) if search else ""
         search_parser.use_segment_cache(None if _CACHE_DIR is None else
                                         _CACHE_DIR.parent / f"search-segments-{Path(config.docs_dir).name}.json", settings)
         if dirty:
             index = Path(config.site_dir) / "search" / "search_index.json"
-            before = index.read_text(encoding="utf-8") if index.is_file() else None
+            before = index.read_text(encoding="utf-8") if index.is_file() and search_index else None
             with _no_dirty_warning():
                 mk.build(config, dirty=True)
             if before is not None:

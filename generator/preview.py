@@ -255,9 +255,10 @@ class Preview:
             # the files other than pages that changed since this language was last built in full
             # (unless the theme changed: then its assets are compared as MkDocs does)
             static = None if lang in self.full else {p for p in self.pending[lang] if not p.endswith(".md")}
-        self._mkdocs(ds, lang, build, theme_pages=False, static=static)
+        # The search index is left to the next step, which builds the page again with the others
+        # (reading and writing the whole index would cost the open page time that grows with it).
+        self._mkdocs(ds, lang, build, theme_pages=False, static=static, search_index=False)
         with self._cond:
-            self.pending[lang] -= build
             self._fresh = (lang, md)
             self._cond.notify_all()
         change.steps.append(Step(lang, sorted(build), time.perf_counter() - change.started))
@@ -300,13 +301,14 @@ class Preview:
         total = time.perf_counter() - change.started
         self._say(f"every language is up to date ({total:.1f}s after the change)")
 
-    def _mkdocs(self, ds, lang: str, rebuild: set[str], theme_pages: bool, static: set[str] | None = None) -> None:
+    def _mkdocs(self, ds, lang: str, rebuild: set[str], theme_pages: bool, static: set[str] | None = None,
+                search_index: bool = True) -> None:
         from . import mkdocs_glue
 
         site = self._site_dir(lang)
         overrides = mkdocs_overrides(ds, lang, self.paths.build / "docs" / lang, site, self._base)
         mkdocs_glue.build(self.paths.root / "mkdocs.yml", overrides, rebuild=rebuild, theme_pages=theme_pages,
-                          static=static)
+                          static=static, search_index=search_index)
 
     def _remove(self, lang: str, gone: set[str]) -> None:
         """Pages of records that were deleted: their HTML goes too."""

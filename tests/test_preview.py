@@ -246,8 +246,9 @@ def test_the_watcher_names_the_files_written_and_anything_else_means_every_file(
 
 def test_the_first_step_copies_only_the_files_that_changed_and_the_next_step_the_rest(preview, monkeypatch):
     """Besides the open page, the first step's MkDocs build copies the other files that changed
-    since the language was last built, without comparing every asset with its copy; the step
-    after it copies what the first one did not write (here the shared data file)."""
+    since the language was last built, without comparing every asset with its copy, and leaves
+    the search index alone; the step after it copies what the first one did not write (here the
+    shared data file) and builds the page again to index it."""
     import threading
 
     from mkdocs import utils
@@ -262,16 +263,22 @@ def test_the_first_step_copies_only_the_files_that_changed_and_the_next_step_the
 
     compared, is_modified = [], File.is_modified  # MkDocs' comparison of a file's time with its copy's
     monkeypatch.setattr(File, "is_modified", lambda self: compared.append(self.src_uri) or is_modified(self))
+    index = pv.paths.site / "search" / "search_index.json"
+    indexed = index.stat().st_mtime_ns
     pv.seen("/gpus/rtx-2070/")
     _edit(base, "gpus/nvidia/rtx-2070.yaml", "tdp_w: 175", "tdp_w: 177")
     try:
         pv.update()
         assert [s.built for s in pv.changes[-1].steps] == [["gpus/rtx-2070.md"]]
         assert copied == [] and compared == []
+        assert index.stat().st_mtime_ns == indexed  # the search index is the next step's work
     finally:
         gate.set()
         _wait(pv)
     assert "assets/data/whichgpu-data.js" in copied
+    assert ("en", "gpus/rtx-2070.md") in {(s.lang, md) for s in pv.changes[-1].steps[1:] for md in s.built}
+    docs = json.loads(index.read_text(encoding="utf-8"))["docs"]
+    assert index.stat().st_mtime_ns != indexed and any(d["location"].startswith("gpus/rtx-2070/") for d in docs)
     assert '"tdp_w":177' in (pv.paths.site / "assets/data/whichgpu-data.js").read_text(encoding="utf-8")
     _edit(base, "gpus/nvidia/rtx-2070.yaml", "tdp_w: 177", "tdp_w: 175")
     pv.update()
