@@ -213,6 +213,29 @@ def test_lora_targets_rank_and_the_loss_in_chunks_by_hand():
     assert set(records_llm.OPTIMIZERS) == set(formats.OPTIMIZERS)
 
 
+def test_lora_keeps_no_input_that_only_frozen_projections_read_by_hand():
+    """A frozen projection computes no weight gradient, so its input is kept only if an adapter
+    (or another operation) reads it. Llama 3.1 8B with adapters on q and v: the MLP norm's output
+    (4,096, read by gate and up) and down's input (14,336) are not kept, 2 B each in bf16; with
+    checkpointing that is one layer's worth per token, without it every layer's. Adapters on
+    every projection leave nothing out; without FlashAttention the attention's output (32 x 128,
+    read by o) joins the list when o has no adapter."""
+    model = FIXTURE["models"]["llama-3-1-8b"]
+    assert memory.frozen_inputs(model, ("q", "v")) == 4096 + 14336
+    assert memory.frozen_inputs(model, formats.LORA_TARGETS) == 0
+    assert memory.frozen_inputs(model, ("gate", "up", "down")) == 4096
+    assert memory.frozen_inputs(model, ("q", "v"), flash_attention=False) == 4096 + 14336 + 32 * 128
+    assert memory.frozen_inputs(model, ("q", "k", "v", "o"), flash_attention=False) == 4096 + 14336
+    tokens = 2048 * 2
+    for checkpointing, layers in ((True, 1), (False, 32)):
+        args = dict(lora_rank=8, checkpointing=checkpointing)
+        qv = memory.training_memory(model, "lora", "bf16", 2048, 2, lora_targets=("q", "v"), **args)
+        every = memory.training_memory(model, "lora", "bf16", 2048, 2, lora_targets=formats.LORA_TARGETS, **args)
+        full = memory.training_memory(model, "full", "bf16", 2048, 2, checkpointing=checkpointing)
+        assert every["activations_bytes"] - qv["activations_bytes"] == pytest.approx(2 * (4096 + 14336) * tokens * layers)
+        assert every["activations_bytes"] == pytest.approx(full["activations_bytes"])
+
+
 def test_relative_training_counts_memory_by_its_exponent():
     """Training throughput relative to a reference: (T ratio)^a x (B ratio)^b x (M ratio)^d; without
     a fitted d, or a memory figure on either card, the memory term drops out."""

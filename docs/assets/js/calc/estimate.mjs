@@ -223,6 +223,18 @@ export function largestMatrix(model) {
   return Math.max(model.vocab_size * h, h * inter, h * model.attention_heads * model.head_dim);
 }
 
+// Values per token and layer that full fine-tuning keeps for backward and LoRA does not (see memory.py)
+export function frozenInputs(model, targets, flashAttention = true) {
+  const h = model.hidden_size, inter = num(model, "intermediate_size", 4 * h);
+  const has = (t) => targets.includes(t);
+  let out = 0;
+  if (!["q", "k", "v"].some(has)) out += h;
+  if (!["gate", "up"].some(has)) out += h;
+  if (!has("down")) out += inter;
+  if (!flashAttention && !has("o")) out += model.attention_heads * model.head_dim;
+  return out;
+}
+
 export function trainingMemory(model, mode, weights, context, batch, gpus = 1, loraRank = LORA_RANK, checkpointing = true,
   flashAttention = true, constants = null, runtime = "transformers", optimizerName = "adamw", masterWeights = true,
   optimizerInBackward = false, chunkedLoss = false, loraTargets = LORA_TARGETS) {
@@ -255,6 +267,7 @@ export function trainingMemory(model, mode, weights, context, batch, gpus = 1, l
   const scale = wide ? 2 : 1;
   let fullLayer = 2 * (4 * h + 2 * heads * d + 2 * kv * d + 4 * inter) + 4 * heads;
   if (!flashAttention) fullLayer += 4 * heads * context;
+  if (mode !== "full") fullLayer -= 2 * frozenInputs(model, loraTargets, flashAttention);
   const layers = model.layers;
   const perToken = checkpointing ? layers * 2 * h + fullLayer : layers * fullLayer;
   const logits = chunkedLoss ? 2 * scale + 8 / LOSS_CHUNKS : 8;
