@@ -168,11 +168,13 @@ def api_schema() -> dict:
     }
 
 
-def _write(path: Path, obj) -> Path:
+def _write(path: Path, obj, changed: set[Path] | None = None) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     text = dumps(obj)
     if not path.exists() or path.read_text(encoding="utf-8") != text:
         path.write_text(text, encoding="utf-8")
+        if changed is not None:
+            changed.add(path)
     return path
 
 
@@ -198,21 +200,24 @@ PUBLISH = {
 ALL_KINDS = ("gpu", "revision", "persona", "topic")
 
 
-def write_api(ds: Dataset, out_dir: Path) -> list[Path]:
+def write_api(ds: Dataset, out_dir: Path, changed: set[Path] | None = None) -> list[Path]:
+    """Every file of the API under ``out_dir/api/v1``; the paths written. A file that already
+    holds its content is left as it is; ``changed`` collects those that did not."""
     out_dir = Path(out_dir) / "api" / "v1"
     results: dict[str, list] = {}
-    written = [_write(out_dir / "schema.json", api_schema())]
+    written = [_write(out_dir / "schema.json", api_schema(), changed)]
     for kind in KINDS:
         if not kind.api:
             continue
         make, items = PUBLISH[kind.name]
         result = results[kind.name] = make(ds)
-        written.append(_write(out_dir / f"{kind.api}.json", envelope(result)))
+        written.append(_write(out_dir / f"{kind.api}.json", envelope(result), changed))
         if items is not None:
-            written += [_write(out_dir / kind.api / f"{stem}.json", single(item)) for stem, item in items(result, ds)]
+            written += [_write(out_dir / kind.api / f"{stem}.json", single(item), changed)
+                        for stem, item in items(result, ds)]
     all_doc = {"schema_version": SCHEMA_VERSION, "generated_at": generated_at(),
                "result": {BY_NAME[k].api: results[k] for k in ALL_KINDS}}
-    written.append(_write(out_dir / "all.json", all_doc))
+    written.append(_write(out_dir / "all.json", all_doc, changed))
     return written
 
 

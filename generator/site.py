@@ -51,6 +51,13 @@ class Paths:
         return self.root / "docs"
 
     @property
+    def api(self) -> Path:
+        """The JSON API as generated: ``api/v1/`` below it is copied into the English site after
+        MkDocs has built it (MkDocs would otherwise list, look at and copy every one of its files
+        on each build, the preview's included)."""
+        return self.build / "json"
+
+    @property
     def page_cache(self) -> Path:
         """Compiled bytecode of the page templates, kept between builds."""
         return self.build / ".cache" / "jinja-pages"
@@ -88,7 +95,8 @@ def _write_if_changed(path: Path, text: str) -> bool:
 
 
 def generate(ds: Dataset, paths: Paths, langs=LANGS, timings: Timings | None = None) -> dict[str, set[str]]:
-    """Write every language's Markdown, assets and the JSON API under ``build/docs/<lang>``.
+    """Write every language's Markdown and assets under ``build/docs/<lang>``, and the JSON API
+    under ``build/json``.
 
     Languages are independent, so they render in parallel processes (forked: they share the
     loaded data) when the machine has more than one core and nothing else runs threads (the
@@ -129,8 +137,9 @@ def _generate_forked(lang: str) -> set[str]:
 
 
 def generate_language(ds: Dataset, paths: Paths, lang: str, only: set[str] | None = None) -> set[str]:
-    """One language's pages, assets, feed (and, for English, the JSON API) under
-    ``build/docs/<lang>``. Returns the paths (relative to that folder) whose content changed.
+    """One language's pages, assets and feed under ``build/docs/<lang>`` (and, for English, the
+    JSON API under ``build/json``). Returns the paths (relative to those folders) whose content
+    changed; the API's begin with ``api/v1/``.
 
     With ``only``, the pages at those paths, the shared assets, and the client data when one of
     those pages reads it, nothing else: the preview's first step, for the page a reader has open."""
@@ -166,7 +175,7 @@ def generate_language(ds: Dataset, paths: Paths, lang: str, only: set[str] | Non
     if only is not None:
         return changed
     if lang == "en":
-        wanted.update(write_api(ds, lang_dir))
+        changed |= _generate_api(ds, paths)
     feed = lang_dir / "feed.atom"
     if _write_if_changed(feed, atom(ds, lang)):
         changed.add("feed.atom")
@@ -177,6 +186,41 @@ def generate_language(ds: Dataset, paths: Paths, lang: str, only: set[str] | Non
             stale.unlink()
             changed.add(stale.relative_to(lang_dir).as_posix())
     return changed
+
+
+API_PREFIX = "api/v1/"
+
+
+def _generate_api(ds: Dataset, paths: Paths) -> set[str]:
+    """The JSON API under ``paths.api``; the paths written or removed, relative to it."""
+    root = paths.api
+    fresh: set[Path] = set()
+    wanted = set(write_api(ds, root, fresh))
+    changed = {p.relative_to(root).as_posix() for p in fresh}
+    if root.exists():
+        for stale in [p for p in root.rglob("*") if p.is_file() and p not in wanted]:
+            stale.unlink()
+            changed.add(stale.relative_to(root).as_posix())
+    return changed
+
+
+def publish_api(paths: Paths, site_dir: Path, only: set[str] | None = None) -> None:
+    """Put the generated API into the English site at ``site_dir``: every file, or only the paths
+    of ``only`` (relative, as ``generate_language`` returns them), a path whose file is gone
+    removed from the site too."""
+    if only is None:
+        if (paths.api / "api").is_dir():
+            shutil.copytree(paths.api / "api", site_dir / "api", dirs_exist_ok=True)
+        return
+    for rel in sorted(only):
+        if not rel.startswith(API_PREFIX):
+            continue
+        src, target = paths.api / rel, site_dir / rel
+        if src.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, target)
+        elif target.is_file():
+            target.unlink()
 
 
 def _copy_static(paths: Paths, lang: str, only: set[str] | None, changed: set[str], wanted: set[Path]) -> list[str]:
@@ -261,6 +305,8 @@ def build_languages(ds: Dataset, paths: Paths, out_dir: Path, langs=LANGS, timin
         overrides = mkdocs_overrides(ds, lang, paths.build / "docs" / lang, site_dir, base)
         mkdocs_glue.build(paths.root / "mkdocs.yml", overrides)
         compact_search_index(site_dir / "search" / "search_index.json")
+        if lang == "en":
+            publish_api(paths, site_dir)
         if timings:
             timings.add(f"mkdocs:{lang}", time.perf_counter() - t0)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 import time
 
@@ -109,6 +110,33 @@ def test_open_page_first_then_only_changed_pages(preview):
     assert pages == {d["location"].split("#")[0] for d in index_before["docs"]}
     assert any("GeForce RTX 2070 Edited" in d["title"] + d["text"] for d in index_after["docs"])
     assert "rebuilt in" in out.getvalue() and "every language is up to date" in out.getvalue()
+    # the JSON API follows, outside MkDocs' pages
+    api = json.loads((site / "api/v1/gpus/rtx-2070.json").read_text(encoding="utf-8"))
+    assert api["result"]["name"] == "GeForce RTX 2070 Edited"
+    assert not (pv.paths.build / "docs/en/api/v1").exists()
+
+
+def test_the_api_gains_and_loses_the_files_of_a_card_added_and_removed(preview):
+    pv, base, _ = preview
+    site = pv.paths.site
+    card = base / "data/gpus/nvidia/rtx-2070-test-copy.yaml"
+    text = (base / "data/gpus/nvidia/rtx-2070.yaml").read_text(encoding="utf-8")
+    card.write_text(re.sub(r"(?m)^name: .*$", "name: GeForce RTX 2070 Test Copy", text), encoding="utf-8")
+    try:
+        pv.update()
+        _wait(pv)
+        copy = json.loads((site / "api/v1/gpus/rtx-2070-test-copy.json").read_text(encoding="utf-8"))
+        assert copy["result"]["name"] == "GeForce RTX 2070 Test Copy"
+        listed = json.loads((site / "api/v1/gpus.json").read_text(encoding="utf-8"))
+        assert "rtx-2070-test-copy" in {g["id"] for g in listed["result"]}
+    finally:
+        card.unlink()
+    pv.update()
+    _wait(pv)
+    assert not (site / "api/v1/gpus/rtx-2070-test-copy.json").exists()
+    listed = json.loads((site / "api/v1/gpus.json").read_text(encoding="utf-8"))
+    assert "rtx-2070-test-copy" not in {g["id"] for g in listed["result"]}
+    assert (site / "api/v1/gpus/rtx-2070.json").is_file()
 
 
 def test_the_open_pages_step_runs_without_the_cyclic_collector_and_gives_it_back(preview, monkeypatch):
