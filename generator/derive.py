@@ -160,8 +160,9 @@ class Derived:
 
     @functools.cached_property
     def figures(self) -> dict[str, dict]:
-        """gpu id -> figures computed from its specs (per dollar, per watt)."""
-        return {gid: derived(gpu) for gid, gpu in self.ds.gpus.items()}
+        """gpu id -> figures computed from its specs (per dollar, per watt), each computed when
+        first read (a card's page in the preview reads its own)."""
+        return _PerCard(derived, self.ds.gpus)
 
     @functools.cached_property
     def revision_prices(self) -> dict[str, dict[str, dict[str, Price]]]:
@@ -274,26 +275,31 @@ class Derived:
         return from_dataset(self.ds)
 
     @functools.cached_property
-    def content_keys(self) -> dict:
-        """The content of each model and card as the engine reads it (of a card, the fields of
-        ``ENGINE_GPU_FIELDS``), and of the published table, as strings: what the caches of computed
-        estimates are keyed by, so that editing a card's power or price computes nothing again."""
+    def _content_keys(self) -> dict[str, dict]:
+        return {"gpus": {}, "models": {}}
+
+    def content_key(self, kind: str, ident: str | None) -> str | None:
+        """The content of a model or card (``kind`` "models" or "gpus") as the engine reads it (of
+        a card, the fields of ``ENGINE_GPU_FIELDS``), as a string, None for an unknown id: what
+        the caches of computed estimates are keyed by, with the fit digest, so that editing a
+        card's power or price computes nothing again. Computed for the ids asked about only (a
+        card's page in the preview asks about its own)."""
         from .estimate.data import ENGINE_GPU_FIELDS
 
-        def key(value) -> str:
-            return json.dumps(value, sort_keys=True, default=str)
-
-        gpus = {gid: key({k: v for k, v in g.items() if k in ENGINE_GPU_FIELDS}) for gid, g in self.bundle.gpus.items()}
-        return {"table": self.fit_digest, "gpus": gpus,
-                "models": {mid: key(m) for mid, m in self.bundle.models.items()}}
+        memo = self._content_keys[kind]
+        if ident not in memo:
+            item = (self.bundle.gpus if kind == "gpus" else self.bundle.models).get(ident)
+            if item is not None and kind == "gpus":
+                item = {k: v for k, v in item.items() if k in ENGINE_GPU_FIELDS}
+            memo[ident] = None if item is None else json.dumps(item, sort_keys=True, default=str)
+        return memo[ident]
 
     def grid_cell(self, mid: str, gid: str) -> dict | None:
         """The estimate for one model on one card, as ``grid`` holds it (None when it cannot be
         estimated): a card's page reads its own column without the whole grid."""
         from .estimate import EstimateError, estimate
 
-        keys = self.content_keys
-        cell = (keys["models"][mid], keys["gpus"][gid], keys["table"])
+        cell = (self.content_key("models", mid), self.content_key("gpus", gid), self.fit_digest)
         if cell not in _GRID_CELLS:
             if len(_GRID_CELLS) > _GRID_CELLS_MAX:
                 _GRID_CELLS.clear()
@@ -320,6 +326,7 @@ class Derived:
         for name in ("states", "trees", "history", "figures", "revision_prices", "advice_age", "estimates",
                      "today", "grid", "measured", "picker_views", "story", "today_client"):
             getattr(self, name)
+        self.figures.complete()
         return self
 
     @functools.cached_property
@@ -358,8 +365,8 @@ class Derived:
             return _with_error(m, self._training.get((group, m["gpu"])))
         # an unchanged row (the same object) of an unchanged model and card under the same
         # constants has the same estimate: the preview's reload computes only what changed
-        keys, b = self.content_keys, self.bundle
-        cell = (id(m), keys["models"].get(m.get("model")), keys["gpus"].get(m.get("gpu")), keys["table"])
+        b = self.bundle
+        cell = (id(m), self.content_key("models", m.get("model")), self.content_key("gpus", m.get("gpu")), self.fit_digest)
         hit = _PREDICTED.get(cell)
         if hit is None or hit[0] is not m:
             if len(_PREDICTED) > _PREDICTED_MAX:
@@ -374,6 +381,25 @@ class Derived:
     @functools.cached_property
     def measured_by_gpu(self) -> dict[str, list[dict]]:
         return _group(self.measured, "gpu")
+
+
+class _PerCard(dict):
+    """gpu id -> ``make(card)``, computed when first read; an unknown id is a KeyError."""
+
+    def __init__(self, make, cards):
+        super().__init__()
+        self._make, self._cards = make, cards
+
+    def __missing__(self, gid):
+        if gid not in self._cards:
+            raise KeyError(gid)
+        value = self[gid] = self._make(self._cards[gid])
+        return value
+
+    def complete(self) -> _PerCard:
+        for gid in self._cards:
+            self[gid]
+        return self
 
 
 def _with_error(m: dict, est: float | None) -> dict:
