@@ -219,7 +219,8 @@ def test_lora_keeps_no_input_that_only_frozen_projections_read_by_hand():
     (4,096, read by gate and up) and down's input (14,336) are not kept, 2 B each in bf16; with
     checkpointing that is one layer's worth per token, without it every layer's. Adapters on
     every projection leave nothing out; without FlashAttention the attention's output (32 x 128,
-    read by o) joins the list when o has no adapter."""
+    read by o) joins the list when o has no adapter. QLoRA's bitsandbytes 4-bit projections keep
+    their input whatever they adapt."""
     model = FIXTURE["models"]["llama-3-1-8b"]
     assert memory.frozen_inputs(model, ("q", "v")) == 4096 + 14336
     assert memory.frozen_inputs(model, formats.LORA_TARGETS) == 0
@@ -234,6 +235,9 @@ def test_lora_keeps_no_input_that_only_frozen_projections_read_by_hand():
         full = memory.training_memory(model, "full", "bf16", 2048, 2, checkpointing=checkpointing)
         assert every["activations_bytes"] - qv["activations_bytes"] == pytest.approx(2 * (4096 + 14336) * tokens * layers)
         assert every["activations_bytes"] == pytest.approx(full["activations_bytes"])
+        # bitsandbytes' 4-bit matmul keeps its input for backward: QLoRA keeps what full fine-tuning keeps
+        qlora = memory.training_memory(model, "qlora", "nf4", 2048, 2, lora_targets=("q", "v"), **args)
+        assert qlora["activations_bytes"] == pytest.approx(every["activations_bytes"])
 
 
 def test_relative_training_counts_memory_by_its_exponent():

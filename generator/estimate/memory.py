@@ -258,10 +258,12 @@ def lora_params(model: dict, rank: int, targets=LORA_TARGETS) -> float:
 
 def frozen_inputs(model: dict, targets, flash_attention: bool = True) -> int:
     """Values per token and layer that full fine-tuning keeps for backward and LoRA does not: a
-    frozen projection computes no weight gradient, so an input that only projections without an
-    adapter read is not kept. Per layer: the attention norm's output (read by q, k, v), the MLP
-    norm's output (gate, up), the input of down and, without FlashAttention (which keeps its
-    output for its own backward), the attention's output (o). The norms' inputs, the attention's
+    frozen 16-bit projection computes no weight gradient, so PyTorch does not keep an input that
+    only projections without an adapter read. QLoRA keeps them: bitsandbytes' 4-bit matmul saves
+    its input whenever that input needs a gradient, as it does in training. Per layer: the
+    attention norm's output (read by q, k, v), the MLP norm's output (gate, up), the input of
+    down and, without FlashAttention (which keeps its output for its own backward), the
+    attention's output (o). The norms' inputs, the attention's
     q, k and v and the MLP's gate and up outputs are kept by the operations that read them."""
     h, heads, d = model["hidden_size"], model["attention_heads"], model["head_dim"]
     inter = _i(model, "intermediate_size", 4 * h)
@@ -323,7 +325,7 @@ def training_memory(model: dict, mode: str, weights: str, context: int, batch: i
     full_layer = 2 * (4 * h + 2 * heads * d + 2 * kv * d + 4 * inter) + 4 * heads
     if not flash_attention:
         full_layer += 4 * heads * context
-    if mode != "full":
+    if mode == "lora":  # bitsandbytes' 4-bit matmul of QLoRA keeps its input whatever needs a gradient
         full_layer -= 2 * frozen_inputs(model, lora_targets, flash_attention)
     layers = model["layers"]
     per_token = (layers * 2 * h + full_layer) if checkpointing else layers * full_layer

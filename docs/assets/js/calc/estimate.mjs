@@ -267,7 +267,7 @@ export function trainingMemory(model, mode, weights, context, batch, gpus = 1, l
   const scale = wide ? 2 : 1;
   let fullLayer = 2 * (4 * h + 2 * heads * d + 2 * kv * d + 4 * inter) + 4 * heads;
   if (!flashAttention) fullLayer += 4 * heads * context;
-  if (mode !== "full") fullLayer -= 2 * frozenInputs(model, loraTargets, flashAttention);
+  if (mode === "lora") fullLayer -= 2 * frozenInputs(model, loraTargets, flashAttention); // not QLoRA: bitsandbytes keeps them
   const layers = model.layers;
   const perToken = checkpointing ? layers * 2 * h + fullLayer : layers * fullLayer;
   const logits = chunkedLoss ? 2 * scale + 8 / LOSS_CHUNKS : 8;
