@@ -108,8 +108,9 @@ def build(config_file: Path, overrides: dict, *, rebuild: set[str] | None = None
     paths (relative to docs_dir) are built again, and the static files newer than their copy;
     warnings are shown without failing; the search index keeps the entries of every other page;
     with ``theme_pages`` off the 404 page and the sitemap are left as they were; with ``static``,
-    of the other files only those at these paths are copied (the caller knows which changed),
-    without comparing every file's time with its copy's; with ``search_index`` off the pages built
+    of the other files only those at these paths are copied and of the pages only those of
+    ``rebuild`` are built (the caller knows which changed), without comparing every file's time
+    with its copy's or looking for every page's HTML; with ``search_index`` off the pages built
     are not indexed and the search index is left as it was (a later build indexes them)."""
     from mkdocs.commands import build as mk
     from mkdocs.config import load_config
@@ -127,7 +128,9 @@ def build(config_file: Path, overrides: dict, *, rebuild: set[str] | None = None
     if dirty:
         def is_modified(file) -> bool:
             if file.is_documentation_page():
-                return file.src_uri in rebuild or not os.path.isfile(file.abs_dest_path)
+                # a caller that names what changed names every page to build; otherwise a page
+                # never built before is built too
+                return file.src_uri in rebuild or (static is None and not os.path.isfile(file.abs_dest_path))
             if static is not None:
                 return file.src_uri in static
             return original_modified(file)
@@ -163,16 +166,37 @@ def build(config_file: Path, overrides: dict, *, rebuild: set[str] | None = None
 
 
 ROWS_SUFFIX = ".rows.js"
+# Files generated from escaped data (``assets/data/``: the calculators' data, the search terms):
+# they hold no asset and grow with the data.
+DATA_PREFIX = "assets/data/"
+_MEDIA_PARSED: dict[tuple, list] = {}
 
 
 def skip_rows_in_privacy(plugin) -> None:
     """The theme's privacy plugin reads every script and style sheet of the pages on each build,
     looking for external assets. The rows of long tables (``*.rows.js``, beside their pages, see
-    ``render.split_rest``) are table rows made from escaped data: they hold links, never assets,
-    and they grow with the data (12 MB at ten times it): a preview step would read them all each
-    time."""
+    ``render.split_rest``) and the files of ``assets/data/`` are made from escaped data: they
+    hold links, never assets, and they grow with the data (12 MB at ten times it): a preview step
+    would read them all each time. Any other file is read once per content: what it found is kept
+    by the file's path, size and modification time."""
     parse = plugin._parse_media  # the one method that reads a file (mkdocs-material 9.x)
-    plugin._parse_media = lambda initiator: [] if initiator.src_uri.endswith(ROWS_SUFFIX) else parse(initiator)
+
+    def parse_media(initiator):
+        uri = initiator.src_uri
+        if uri.endswith(ROWS_SUFFIX) or uri.startswith(DATA_PREFIX):
+            return []
+        try:
+            st = os.stat(initiator.abs_src_path)
+        except (OSError, TypeError):
+            return parse(initiator)
+        key = (initiator.abs_src_path, st.st_size, st.st_mtime_ns)
+        if key not in _MEDIA_PARSED:
+            if len(_MEDIA_PARSED) > 4096:
+                _MEDIA_PARSED.clear()
+            _MEDIA_PARSED[key] = parse(initiator)
+        return list(_MEDIA_PARSED[key])
+
+    plugin._parse_media = parse_media
 
 
 def merge_search_index(path: Path, before: str) -> None:

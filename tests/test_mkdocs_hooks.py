@@ -60,8 +60,9 @@ def test_the_build_uses_the_hook():
 
 def test_the_privacy_plugin_reads_every_script_but_the_rows_of_long_tables(tmp_path):
     """The theme's privacy plugin, configured as the site configures it, finds an external asset
-    in a script; a table's rows (``*.rows.js``) with the same text are not read once the build has
-    set it to skip them."""
+    in a script; a table's rows (``*.rows.js``) and the generated data (``assets/data/``) with the
+    same text are not read once the build has set it to skip them; another script is read again
+    only when it changed."""
     from mkdocs.config import load_config
     from mkdocs.structure.files import File
 
@@ -70,14 +71,28 @@ def test_the_privacy_plugin_reads_every_script_but_the_rows_of_long_tables(tmp_p
     docs = tmp_path / "docs"
     docs.mkdir()
     text = 'x = "https://example.org/list.json";\n'
-    for name in ("app.js", "gpu-table.rows.js"):
+    names = ("app.js", "gpu-table.rows.js", "assets/data/whichgpu-data.js")
+    for name in names:
+        (docs / name).parent.mkdir(parents=True, exist_ok=True)
         (docs / name).write_text(text, encoding="utf-8")
     config = load_config(str(ROOT / "mkdocs.yml"), docs_dir=str(docs), site_dir=str(tmp_path / "site"))
     plugin = config.plugins["material/privacy"]
     plugin.on_config(config)
-    files = {name: File(name, str(docs), str(tmp_path / "site"), False) for name in ("app.js", "gpu-table.rows.js")}
+    files = {name: File(name, str(docs), str(tmp_path / "site"), False) for name in names}
     found = {name: [u.geturl() for u in plugin._parse_media(f)] for name, f in files.items()}
-    assert found == {"app.js": ["https://example.org/list.json"], "gpu-table.rows.js": ["https://example.org/list.json"]}
-    skip_rows_in_privacy(plugin)
-    found = {name: [u.geturl() for u in plugin._parse_media(f)] for name, f in files.items()}
-    assert found == {"app.js": ["https://example.org/list.json"], "gpu-table.rows.js": []}
+    assert found == dict.fromkeys(names, ["https://example.org/list.json"])
+    reads = []
+    original = type(plugin)._parse_media
+    type(plugin)._parse_media = lambda self, f: reads.append(f.src_uri) or original(self, f)
+    try:
+        skip_rows_in_privacy(plugin)
+        found = {name: [u.geturl() for u in plugin._parse_media(f)] for name, f in files.items()}
+        assert found == {"app.js": ["https://example.org/list.json"], "gpu-table.rows.js": [],
+                         "assets/data/whichgpu-data.js": []}
+        plugin._parse_media(files["app.js"])
+        assert reads == ["app.js"]  # read once while its content stays the same
+        (docs / "app.js").write_text('y = "https://example.org/other.json";\n', encoding="utf-8")
+        assert [u.geturl() for u in plugin._parse_media(files["app.js"])] == ["https://example.org/other.json"]
+        assert reads == ["app.js", "app.js"]
+    finally:
+        type(plugin)._parse_media = original
