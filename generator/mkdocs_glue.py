@@ -1,6 +1,7 @@
 """The only module that imports MkDocs: build one language, or serve with live reload."""
 from __future__ import annotations
 
+import copy
 import logging
 import os
 from pathlib import Path
@@ -121,7 +122,7 @@ def build(config_file: Path, overrides: dict, *, rebuild: set[str] | None = None
 
     _ready()
     dirty = rebuild is not None
-    original_theme_page, original_modified = mk._build_theme_template, File.is_modified
+    original_theme_page, original_modified, original_get_files = mk._build_theme_template, File.is_modified, mk.get_files
     _PREVIEW["skip_theme_pages"] = dirty
     if dirty and not theme_pages:
         mk._build_theme_template = lambda *a, **k: None
@@ -136,6 +137,8 @@ def build(config_file: Path, overrides: dict, *, rebuild: set[str] | None = None
             return original_modified(file)
 
         File.is_modified = is_modified
+        mk.get_files = lambda config: _listed_files(config, original_get_files,
+                                                    None if static is None else rebuild | static)
     try:
         config = load_config(str(config_file), strict=not dirty, **overrides)
         privacy = config.plugins.get("material/privacy")
@@ -161,8 +164,29 @@ def build(config_file: Path, overrides: dict, *, rebuild: set[str] | None = None
     except MkDocsException as exc:  # Abort in strict mode, config errors
         raise BuildFailed(str(exc)) from exc
     finally:
-        mk._build_theme_template, File.is_modified = original_theme_page, original_modified
+        mk._build_theme_template, File.is_modified, mk.get_files = original_theme_page, original_modified, original_get_files
         _PREVIEW["skip_theme_pages"] = False
+
+
+_LISTED: dict[tuple, tuple[dict, list]] = {}
+
+
+def _listed_files(config, get_files, named: set[str] | None):
+    """MkDocs' files of a preview build. With ``named`` (the open page's step: the paths the caller
+    knows changed), the list the last build walked, when it holds every one of them: fresh copies
+    of its File objects, without walking the pages folder (which holds every card's page) or
+    matching every path against the exclusions again. Otherwise, or when a named path is new, the
+    folder is walked and the list kept for the next step."""
+    from mkdocs.structure.files import Files
+
+    key = (config.docs_dir, config.site_dir, config.use_directory_urls, str(config.exclude_docs))
+    hit = _LISTED.get(key)
+    if named is None or hit is None or not named <= hit[0].keys():
+        files = get_files(config)
+        kept = [copy.copy(f) for f in files]  # before any page is attached to them
+        _LISTED[key] = hit = ({f.src_uri: f for f in kept}, kept)
+        return files
+    return Files([copy.copy(f) for f in hit[1]])
 
 
 ROWS_SUFFIX = ".rows.js"

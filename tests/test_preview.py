@@ -311,3 +311,38 @@ def test_the_first_step_copies_only_the_files_that_changed_and_the_next_step_the
     _edit(base, "gpus/nvidia/rtx-2070.yaml", "tdp_w: 177", "tdp_w: 175")
     pv.update()
     _wait(pv)
+
+
+def test_the_open_pages_step_reuses_the_last_listing_of_the_pages_unless_a_named_file_is_new(tmp_path):
+    """MkDocs' list of files: walked by every build that names nothing (and kept); the open page's
+    step, which names what changed, gets fresh copies of the kept list without a walk, unless it
+    names a file the list does not hold."""
+    from types import SimpleNamespace
+
+    from mkdocs.structure.files import File, Files
+
+    from generator.mkdocs_glue import _listed_files
+
+    config = SimpleNamespace(docs_dir=str(tmp_path / "docs"), site_dir=str(tmp_path / "site"), use_directory_urls=True,
+                             exclude_docs=None)
+    names, walks = ["index.md", "gpus/a.md", "assets/app.js"], []
+
+    def get_files(config):
+        walks.append(list(names))
+        return Files([File(n, config.docs_dir, config.site_dir, True) for n in names])
+
+    walked = _listed_files(config, get_files, None)
+    assert len(walks) == 1
+    walked.get_file_from_path("gpus/a.md").page = "a page of the last build"
+    kept = _listed_files(config, get_files, {"gpus/a.md", "assets/app.js"})
+    assert len(walks) == 1
+    assert [f.src_uri for f in kept] == [f.src_uri for f in walked]
+    assert all(f is not g for f, g in zip(kept, walked, strict=True))
+    assert all(f.page is None for f in kept)
+    kept.get_file_from_path("gpus/a.md").page = "a page of this build"
+    assert _listed_files(config, get_files, {"gpus/a.md"}).get_file_from_path("gpus/a.md").page is None
+    names.append("gpus/b.md")
+    fresh = _listed_files(config, get_files, {"gpus/b.md"})
+    assert len(walks) == 2 and fresh.get_file_from_path("gpus/b.md") is not None
+    assert _listed_files(config, get_files, {"gpus/b.md"}).get_file_from_path("gpus/b.md") is not None
+    assert len(walks) == 2
