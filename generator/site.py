@@ -362,8 +362,8 @@ def build_site(paths: Paths, langs=LANGS, timings: Timings | None = None) -> Dat
 
 # Longest first, so that the last language to start is a short one: Chinese pays for word
 # segmentation of its search index (its dictionary alone loads in about 0.6 s, where the text
-# changed since the last build), English carries the JSON API, and French pages are longer than
-# Korean ones. With two processes, the first of zh and en to finish takes fr, the other ko.
+# changed since the last build), English writes and copies the JSON API, and French pages are
+# longer than Korean ones. With two processes, the first of zh and en to finish takes fr, the other ko.
 BUILD_ORDER = ("zh", "en", "fr", "ko")
 
 
