@@ -87,6 +87,11 @@ def rule_placeholders_kept(english: str, translated: str, doc: Document, key: st
 # What the folders held at the last load, per folder: the files found and the problems the walk
 # reported. Used only when the caller vouches that no file was created, deleted or moved since.
 _LISTINGS: dict[tuple, tuple[tuple, tuple[Problem, ...]]] = {}
+# What loading each kind's files, and each translation file, did at the last load, by the listing
+# it was done from: what a load that vouches for the unchanged files replays without visiting
+# each of them (the preview's reload, where one file changed among thousands).
+_LOADED: dict[tuple, tuple] = {}
+_MISSING = object()
 
 
 class _Loader:
@@ -223,10 +228,48 @@ class _Loader:
                     out.append(p)
         return out
 
+    def _effects(self) -> tuple[int, int, int, int, int]:
+        """Where each list and map a load adds to stands (see ``_since``)."""
+        return len(self.problems), len(self.refs), len(self.broken_files), len(self.english_docs), len(self.lines)
+
+    def _since(self, mark: tuple) -> tuple:
+        """What was added since ``mark``: problems, references, unreadable files, English records,
+        price lines (each map only grows, in order)."""
+        p, r, b, e, ln = mark
+        return (tuple(self.problems[p:]), tuple(self.refs[r:]), tuple(self.broken_files.items())[b:],
+                tuple(self.english_docs.items())[e:], tuple(self.lines.items())[ln:])
+
+    def _replay(self, added: tuple) -> None:
+        problems, refs, broken_files, english, lines = added
+        self.problems += problems
+        self.refs += refs
+        self.broken_files.update(broken_files)
+        self.english_docs.update(english)
+        self.lines.update(lines)
+
+    def _key(self, *what) -> tuple:
+        return (os.path.abspath(self.data_dir), os.path.abspath(self.root), self.today, *what)
+
     def load_kind(self, kind) -> None:
+        files = self.yaml_files(self.data_dir / kind.folder, kind.depth)
+        key = self._key("kind", kind.name)
+        last = _LOADED.get(key) if self.changed is not None else None
+        # the same listing object: no file of the folder created, deleted or moved since it was made
+        if last is not None and last[0] is files and not any(where[0] in self.changed for _, _, where in files):
+            _, added, broken, value = last
+            self._replay(added)
+            self.broken[kind.name] |= broken
+            setattr(self.ds, kind.attr, value.copy())
+            return
+        mark = self._effects()
+        self._load_kind(kind, files)
+        value = getattr(self.ds, kind.attr)
+        _LOADED[key] = (files, self._since(mark), frozenset(self.broken[kind.name]), value.copy())
+
+    def _load_kind(self, kind, files) -> None:
         seen: dict[str, Path] = {}
         loaded = []
-        for path, rel, where in self.yaml_files(self.data_dir / kind.folder, kind.depth):
+        for path, rel, where in files:
             doc, ctx = self.read(path, kind.schema, where)
             if doc is None:  # unreadable: one problem, and nothing that depends on it is checked
                 self.broken[kind.name].add(path.stem)
@@ -332,10 +375,40 @@ class _Loader:
         self.problems.append(Problem(self.shown(path), 1, "", message, "note"))
 
     def load_translations(self) -> None:
-        for lang, path, rel, where in self.listed(("translations",), self._walk_translations):
+        """Every translation file. A load that vouches for the unchanged files replays what the last
+        load found in a file that did not change, of an English record that did not change either
+        (the same record object), instead of reading and checking it again."""
+        listing = self.listed(("translations",), self._walk_translations)
+        key = self._key("translations")
+        last = _LOADED.get(key) if self.changed is not None else None
+        last = last[1] if last is not None and last[0] is listing else None
+        done = []
+        for i, (lang, path, rel, where) in enumerate(listing):
             table = self.ds.translations.setdefault(lang, {})
-            if path is not None:
-                self.load_translation(path, rel, where, table)
+            if path is None:
+                done.append(None)
+                continue
+            english = self.english_docs.get(rel)
+            record = english[1] if english is not None else None
+            unreadable = self.broken_files.get(rel)
+            was = last[i] if last is not None else None
+            if was is not None and was[0] is record and was[1] is unreadable and where[0] not in self.changed:
+                _, _, problems, refs, unchecked, entries = was
+                self.problems += problems
+                self.refs += refs
+                if unchecked:
+                    self.unchecked[unreadable] += 1
+                if entries is not _MISSING:
+                    table[rel] = entries
+                done.append(was)
+                continue
+            p, r = len(self.problems), len(self.refs)
+            before = sum(self.unchecked.values())
+            table.pop(rel, None)
+            self.load_translation(path, rel, where, table)
+            done.append((record, unreadable, tuple(self.problems[p:]), tuple(self.refs[r:]),
+                         sum(self.unchecked.values()) != before, table.get(rel, _MISSING)))
+        _LOADED[key] = (listing, done)
 
     def _walk_translations(self) -> list[tuple]:
         """(language, None, None, None) for each language's folder, then (language, file, its path

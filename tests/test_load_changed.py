@@ -55,3 +55,46 @@ def test_a_created_file_is_seen_once_the_caller_says_it_cannot_vouch(tree):
     assert "rtx-2070-copy" not in ds.gpus
     ds, _ = _load(tree, None)  # a created file: every folder is listed again
     assert "rtx-2070-copy" in ds.gpus
+
+
+def _reads(tree, monkeypatch) -> list[str]:
+    from generator.validate import _Loader
+
+    reads, real = [], _Loader.read
+    monkeypatch.setattr(_Loader, "read", lambda self, path, *a, **k:
+                        reads.append(Path(path).relative_to(tree.data).as_posix()) or real(self, path, *a, **k))
+    return reads
+
+
+def test_a_reload_visits_only_the_folder_that_changed_and_the_translations_of_what_changed(tree, monkeypatch):
+    """The other folders and the translations of unchanged records give what they gave at the
+    last load, without visiting each file; the answer is a full load's."""
+    from generator.validate import stale_translations
+
+    tree.write("translations/ko/gpus/nvidia/rtx-2070.yaml",
+               'notes:\n  text: "시험용 카드입니다."\n  source: "000000000000"\n')
+    _load(tree)
+    tree.set("gpus/nvidia/rtx-2070.yaml", "notes", "A fixture card, edited.")
+    reads = _reads(tree, monkeypatch)
+    told = load_dataset(tree.data, tree.root, today=TODAY, changed=[tree.path("gpus/nvidia/rtx-2070.yaml")])
+    assert sorted(reads) == ["gpus/nvidia/gtx-1060-6gb.yaml", "gpus/nvidia/rtx-2070.yaml", "personas.yaml",
+                             "translations/ko/gpus/nvidia/rtx-2070.yaml", "ui.yaml"]
+    full = load_dataset(tree.data, tree.root, today=TODAY)
+    assert told[0] is not None and told == full
+    assert told[0].gpus["rtx-2070"]["notes"] == "A fixture card, edited."
+    assert stale_translations(told[0]) == stale_translations(full[0]) != []
+
+
+def test_a_reload_after_a_translation_edit_reports_what_a_full_load_reports(tree, monkeypatch):
+    _load(tree)
+    rel = "translations/ko/revisions/2019-04-03.yaml"
+    tree.write(rel, tree.read(rel).replace("시험용 개정판입니다.", "시험용 {gpu} 개정판입니다."))
+    reads = _reads(tree, monkeypatch)
+    told = _load(tree, [tree.path(rel)])
+    assert rel in reads and "revisions/2019-04-03.yaml" not in reads
+    full = _load(tree)
+    assert told[0] is None and told == full
+    assert any(rel in p and "placeholders" in p for p in told[1])
+    # and back: the problem goes, as in a full load
+    tree.write(rel, tree.read(rel).replace("시험용 {gpu} 개정판입니다.", "시험용 개정판입니다."))
+    assert _load(tree, [tree.path(rel)]) == _load(tree) and _load(tree)[0] is not None
