@@ -187,7 +187,11 @@ class Derived:
     @functools.cached_property
     def fit_digest(self) -> str:
         """Of everything the fitted table depends on (see ``_digest``)."""
-        return _digest(self.bundle)
+        ds = self.ds
+        records = {("gpu", gid): rec for gid, rec in ds.gpus.items()}
+        records.update((("model", mid), rec) for mid, rec in ds.models.items())
+        records.update((("revision", rec.id), rec) for rec in ds.revisions)
+        return _digest(self.bundle, records)
 
     @functools.cached_property
     def estimates(self) -> dict:
@@ -440,27 +444,64 @@ def derive(ds: Dataset) -> Derived:
 CACHE_DIR = Path(__file__).resolve().parent.parent / "build" / "cache"
 
 
-def _digest(bundle) -> str:
+def _digest(bundle, records: dict | None = None) -> str:
     """Of the fit's inputs: the data it reads (of the cards, the figures the engine reads; of the
     revisions, their relative-performance tables) and the engine's own source code. Editing a
     note, a source, a price, a revision's prose or an unmeasured card's figures does not fit the
-    constants again."""
+    constants again. ``records``: ("gpu" | "model" | "revision", id) -> the record each entry of
+    ``bundle`` was made from; an entry of a record seen before (the same object: a reload of an
+    unchanged file) is not serialized again."""
     from .estimate import reference_id
     from .estimate.data import ENGINE_GPU_FIELDS
 
-    revisions = [{k: rev.get(k) for k in ("id", "date", "relative_performance")} for rev in bundle.revisions]
+    records = records or {}
+    h = hashlib.sha256()
+    revisions = bundle.revisions
     # The fit reads the figures of the cards that were measured or appear in a relative table,
     # and of the reference card; of the others, only that they exist.
     used = {m.get("gpu") for m in bundle.measurements} | {reference_id(bundle)}
-    used |= {g for rev in revisions for table in rev["relative_performance"] or () for g in table.get("values") or ()}
-    gpus = {gid: ({k: v for k, v in gpu.items() if k in ENGINE_GPU_FIELDS} if gid in used else None)
-            for gid, gpu in bundle.gpus.items()}
-    blob = json.dumps([bundle.models, gpus, _rows_digest(bundle.measurements), revisions], sort_keys=True,
-                      default=str, separators=(",", ":"))
-    h = hashlib.sha256(blob.encode("utf-8"))
+    used |= {g for rev in revisions for table in rev.get("relative_performance") or () for g in table.get("values") or ()}
+    for mid in sorted(bundle.models):
+        h.update(_part(("model", mid), records, _dumps, bundle.models[mid]))
+    for gid in sorted(bundle.gpus):
+        gpu = bundle.gpus[gid]
+        h.update(_part(("gpu", gid), records, _engine_view, gpu, ENGINE_GPU_FIELDS) if gid in used else
+                 f"{gid}:null\n".encode())
+    h.update(_rows_digest(bundle.measurements).encode())
+    for rev in revisions:
+        h.update(_part(("revision", rev.get("id")), records, _relative_view, rev))
     for src in sorted((Path(__file__).resolve().parent / "estimate").glob("*.py")):
         h.update(src.read_bytes())
     return h.hexdigest()[:20]
+
+
+def _dumps(value, *_) -> bytes:
+    return json.dumps(value, sort_keys=True, default=str, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+def _engine_view(gpu: dict, fields) -> bytes:
+    return _dumps({k: v for k, v in gpu.items() if k in fields})
+
+
+def _relative_view(rev: dict) -> bytes:
+    return _dumps({k: rev.get(k) for k in ("id", "date", "relative_performance")})
+
+
+_PARTS: dict[tuple, tuple[object, bytes]] = {}
+
+
+def _part(key: tuple, records: dict, make, *args) -> bytes:
+    """``make(*args)``, kept by the record ``key`` names in ``records`` (the same object next time
+    gives the same bytes), computed every time for an entry with no record."""
+    record = records.get(key)
+    if record is None:
+        return make(*args)
+    hit = _PARTS.get(key)
+    if hit is None or hit[0] is not record:
+        if len(_PARTS) > 500_000:
+            _PARTS.clear()
+        hit = _PARTS[key] = (record, make(*args))
+    return hit[1]
 
 
 _ROWS_DIGEST: dict[str, object] = {}

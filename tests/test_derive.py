@@ -208,6 +208,8 @@ def test_fit_digest_follows_only_what_the_engine_reads(shipped):
 
     bundle = derive(shipped).bundle
     base = _digest(bundle)
+    # kept by record (the preview's reload serializes only the records that changed): the same digest
+    assert derive(shipped).fit_digest == base
     for field, value, same in (("notes", "edited", True), ("tdp_w", 1, True), ("launch_price_usd", 1, True),
                                ("memory_bandwidth_gbs", 1.0, False), ("fp16_tensor_tflops", 1.0, False)):
         other = copy.copy(bundle)
@@ -279,3 +281,30 @@ def test_a_reload_estimates_again_only_what_changed(tmp_path, monkeypatch):
     assert len(calls) >= 2 * computed  # the fit, then every row again
     mine = [(a, b) for a, b in zip(before, changed, strict=True) if a["gpu"] == "rtx-4090" and a["estimate"]]
     assert mine and all(b["estimate"] != a["estimate"] for a, b in mine if a["metric"] == "decode_tokens_per_s")
+
+
+def test_the_fit_digest_serializes_again_only_the_records_that_changed(shipped, tmp_path, monkeypatch):
+    """A reload gives unchanged files' records as the same objects: the digest of the fit's
+    inputs serializes again only a changed card (and, changed or not, the answer is a full
+    computation's)."""
+    import shutil
+
+    import generator.derive as derive_module
+    from generator.derive import Derived, _digest
+    from generator.validate import load_dataset
+
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    first = Derived(load_dataset(data, tmp_path)[0]).fit_digest
+    measured = sorted({m["gpu"] for m in derive(shipped).bundle.measurements})
+    path = next(p for p in sorted((data / "gpus").rglob("*.yaml")) if p.stem == measured[0])
+    text = path.read_text(encoding="utf-8")
+    old = next(line for line in text.splitlines() if line.startswith("memory_bandwidth_gbs: "))
+    path.write_text(text.replace(old, "memory_bandwidth_gbs: 10.0"), encoding="utf-8")
+    made = []
+    real = derive_module._engine_view
+    monkeypatch.setattr(derive_module, "_engine_view", lambda gpu, fields: made.append(gpu["id"]) or real(gpu, fields))
+    ds = load_dataset(data, tmp_path, changed=[path])[0]
+    second = Derived(ds).fit_digest
+    assert made == [measured[0]]
+    assert second != first and second == _digest(Derived(ds).bundle)
