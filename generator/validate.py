@@ -94,6 +94,14 @@ _LOADED: dict[tuple, tuple] = {}
 _MISSING = object()
 
 
+def _remember(key: tuple, value: tuple) -> None:
+    """Keep what a load did; a few data folders' worth at most (a preview loads one; a test run
+    loads many small ones)."""
+    if key not in _LOADED and len(_LOADED) >= 64:
+        _LOADED.clear()
+    _LOADED[key] = value
+
+
 class _Loader:
     def __init__(self, data_dir: Path, root: Path, today: _dt.date, changed: frozenset[str] | None = None):
         self.data_dir = data_dir
@@ -264,7 +272,7 @@ class _Loader:
         mark = self._effects()
         self._load_kind(kind, files)
         value = getattr(self.ds, kind.attr)
-        _LOADED[key] = (files, self._since(mark), frozenset(self.broken[kind.name]), value.copy())
+        _remember(key, (files, self._since(mark), frozenset(self.broken[kind.name]), value.copy()))
 
     def _load_kind(self, kind, files) -> None:
         seen: dict[str, Path] = {}
@@ -408,7 +416,7 @@ class _Loader:
             self.load_translation(path, rel, where, table)
             done.append((record, unreadable, tuple(self.problems[p:]), tuple(self.refs[r:]),
                          sum(self.unchecked.values()) != before, table.get(rel, _MISSING)))
-        _LOADED[key] = (listing, done)
+        _remember(key, (listing, done))
 
     def _walk_translations(self) -> list[tuple]:
         """(language, None, None, None) for each language's folder, then (language, file, its path
