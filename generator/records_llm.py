@@ -159,8 +159,11 @@ def rule_result_subject(result, ctx, kp):
         ctx.err(kp + ("metric",), "training_throughput is for workload results; a model result gives training_tokens_per_s")
     if result.get("kernel") is not None and result.get("weights") not in ("gptq", "awq"):
         ctx.err(kp + ("kernel",), "kernel names the kernel of GPTQ or AWQ weights (weights: gptq or awq)")
-    if result.get("generated_tokens") is not None and result.get("metric") != "decode_tokens_per_s":
-        ctx.err(kp + ("generated_tokens",), "generated_tokens describes how a decode_tokens_per_s result was timed")
+    if result.get("generated_tokens") is not None and (
+            result.get("metric") not in ("decode_tokens_per_s", "peak_memory_gib")
+            or result.get("mode") not in (None, "inference")):
+        ctx.err(kp + ("generated_tokens",), "generated_tokens describes an inference run that generated tokens after "
+                                            "the prompt: a decode_tokens_per_s or peak_memory_gib result")
     if result.get("mode") == "inference" and result.get("metric") == "training_tokens_per_s":
         ctx.err(kp + ("mode",), "training_tokens_per_s is measured in a training mode (full, lora or qlora)")
     _training_conditions(result, ctx, kp)
@@ -196,7 +199,8 @@ RESULT = Record({
                  doc="model results; prefill: prompt tokens; decode: tokens already in context"),
     "batch": F(Number(integer=True, maximum=1000000), doc="sequences at once"),
     "generated_tokens": F(Number(integer=True, maximum=10000000), required=False,
-                          doc="decode timed over the whole call: the prompt's processing plus this many tokens"),
+                          doc="tokens generated after the prompt: decode timed over the whole call (the prompt's "
+                              "processing plus this many tokens); peak memory with the cache at prompt plus these"),
     "flash_attention": F(Bool(), required=False),
     "gradient_checkpointing": F(Bool(), required=False,
                                 doc="training results: activations recomputed in the backward pass (default: on)"),

@@ -310,6 +310,22 @@ def test_a_decode_rate_timed_over_the_whole_call_counts_the_prompt():
     assert short == pytest.approx(fitting.predict({**base, "context": 1024}, models, gpus, constants), rel=0.01)
 
 
+
+def test_the_peak_of_a_run_that_generated_tokens_holds_them_in_the_cache():
+    """Peak memory of a prompt of 512 tokens followed by 512 generated ones is the engine's figure
+    at 1,024 tokens: the cache holds both at the end. Llama 3.1 8B, f16 cache: 32 layers x 8 KV
+    heads x 128 x 2 (keys, values) x 2 B = 131,072 B per token, times 512 more tokens and batch 4."""
+    from generator.estimate import fitting
+
+    models, gpus = {"llama-3-1-8b": M["llama-3-1-8b"]}, {"a100-sxm4-80gb": FIXTURE["gpus"]["a100-sxm4-80gb"]}
+    base = {"model": "llama-3-1-8b", "gpu": "a100-sxm4-80gb", "weights": "bf16", "batch": 4, "gpus": 1,
+            "runtime": "transformers", "metric": "peak_memory_gib", "value": 20.0, "context": 512}
+    constants = {"memory": {"transformers": {"overhead_bytes": 0.0, "act_scale": 0.0}}}
+    prompt_only = fitting.predict(base, models, gpus, constants)
+    generated = fitting.predict({**base, "generated_tokens": 512}, models, gpus, constants)
+    assert generated == pytest.approx(fitting.predict({**base, "context": 1024}, models, gpus, constants))
+    assert (generated - prompt_only) * GIB == pytest.approx(131072 * 512 * 4)
+
 def test_tensor_parallel_splits_kv_by_heads():
     m = M["llama-3-1-70b"]  # 8 kv heads
     one = memory.inference_memory(m, "bf16", "f16", 4096, 1, "vllm", 1)

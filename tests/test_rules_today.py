@@ -221,8 +221,14 @@ CASES = {
     "measurement_generated_tokens_times_decode": (
         lambda t: _with_measurement(t, MEAS_TEXT.replace(PREFILL, "metric: decode_tokens_per_s\n    generated_tokens: 2048")),
         lambda t: _with_measurement(t, MEAS_TEXT.replace(PREFILL, PREFILL + "\n    generated_tokens: 2048")),
-        "data/measurements/bench.yaml:15: results[0].generated_tokens: generated_tokens describes how a "
-        "decode_tokens_per_s result was timed",
+        "data/measurements/bench.yaml:15: results[0].generated_tokens: generated_tokens describes an inference run "
+        "that generated tokens after the prompt: a decode_tokens_per_s or peak_memory_gib result",
+    ),
+    "measurement_generated_tokens_sets_the_peak_of_an_inference_run": (
+        lambda t: _with_measurement(t, MEAS_TEXT.replace(PREFILL, "metric: peak_memory_gib\n    generated_tokens: 512")),
+        lambda t: _with_measurement(t, MEAS_TEXT.replace(PREFILL, "metric: peak_memory_gib\n    mode: lora\n"
+                                                                  "    generated_tokens: 512")),
+        "data/measurements/bench.yaml:16: results[0].generated_tokens: generated_tokens describes an inference run",
     ),
     "measurement_kernel_is_for_gptq_or_awq_weights": (
         lambda t: _with_measurement(t, MEAS_TEXT.replace("    weights: q4_0\n", "    weights: gptq\n    kernel: marlin\n")),

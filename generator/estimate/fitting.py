@@ -257,6 +257,8 @@ def _peak_inputs(m: dict, models: dict, gpus: dict):
     if x is None or m.get("metric") != "peak_memory_gib":
         return None
     x["mode"] = mode_of(m)
+    # a run that generated tokens after its prompt peaks at its end, the cache holding both
+    x["context"] += m.get("generated_tokens") or 0
     return x
 
 
