@@ -67,6 +67,10 @@ def _settled(page):
     with a title after some of the steps)."""
     page.wait_for_function("""() => [...document.querySelectorAll('.md-tooltip')].every((t) => {
         const o = Number(getComputedStyle(t).opacity); return o === 0 || o === 1; })""")
+    # nor any other transition under way (search results fading in as the query is typed): axe
+    # measures what a reader sees once the page is still
+    page.wait_for_function("""() => document.getAnimations().every((a) => a.playState !== 'running'
+        || a.effect.getComputedTiming().endTime === Infinity)""")
 
 
 def _search(page):
@@ -79,6 +83,10 @@ def _search(page):
     page.keyboard.type("RTX", delay=20)
     page.keyboard.press("End")
     page.locator(".md-search-result__item").first.wait_for()
+    # the results of the whole query, not of its first letters: the list stays the same for a poll
+    page.wait_for_function("""() => { const list = document.querySelector('.md-search-result__list');
+        const now = list ? list.innerHTML : null, same = now === window.__wgResults;
+        window.__wgResults = now; return same; }""", polling=250)
 
 
 def _filtered(page):

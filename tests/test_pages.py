@@ -196,3 +196,18 @@ def test_search_index_holds_each_text_once(built_site):
             summary = ds.revision("2019-04-03")["summary"][:60]
             assert [d["location"] for d in docs if summary in d["text"]] == ["revisions/2019-04-03/#summary"]
             assert [d["location"] for d in docs if question in d["text"]] == [f"revisions/{tree_rev.id}/#decision-tree"]
+
+
+def test_measured_rows_say_how_their_generated_tokens_count(built_site):
+    """A decode rate timed with its prompt and a peak of a run that generated tokens say so, each in
+    its own words: the peak's tokens are in the cache, not in a timing."""
+    import re
+
+    site, _ = built_site
+    text = (site / "models" / "qwen2-5-7b" / "index.html").read_text(encoding="utf-8")
+    rows = re.findall(r"<tr><th scope=\"row\">.*?</tr>", text, flags=re.S)
+    peak = [r for r in rows if "Peak memory, GiB" in r and "tokens generated" in r]
+    decode = [r for r in rows if "Decode, tokens/s" in r and "tokens generated" in r]
+    assert peak and decode
+    assert all("held in the cache at the peak" in r and "timed with the prompt" not in r for r in peak)
+    assert all("timed with the prompt" in r for r in decode)
