@@ -282,9 +282,9 @@ class Derived:
     def _content_keys(self) -> dict[str, dict]:
         return {"gpus": {}, "models": {}}
 
-    def content_key(self, kind: str, ident: str | None) -> str | None:
+    def content_key(self, kind: str, ident: str | None) -> bytes | None:
         """The content of a model or card (``kind`` "models" or "gpus") as the engine reads it (of
-        a card, the fields of ``ENGINE_GPU_FIELDS``), as a string, None for an unknown id: what
+        a card, the fields of ``ENGINE_GPU_FIELDS``), serialized, None for an unknown id: what
         the caches of computed estimates are keyed by, with the fit digest, so that editing a
         card's power or price computes nothing again. Computed for the ids asked about only (a
         card's page in the preview asks about its own)."""
@@ -293,9 +293,8 @@ class Derived:
         memo = self._content_keys[kind]
         if ident not in memo:
             item = (self.bundle.gpus if kind == "gpus" else self.bundle.models).get(ident)
-            if item is not None and kind == "gpus":
-                item = {k: v for k, v in item.items() if k in ENGINE_GPU_FIELDS}
-            memo[ident] = None if item is None else json.dumps(item, sort_keys=True, default=str)
+            memo[ident] = (None if item is None else _engine_view(item, ENGINE_GPU_FIELDS) if kind == "gpus"
+                           else _dumps(item))
         return memo[ident]
 
     def grid_cell(self, mid: str, gid: str) -> dict | None:
@@ -422,11 +421,11 @@ def _group(items: list[dict], key: str) -> dict[str, list[dict]]:
 
 # Grid cells by the content of their model, card and fitted table: a long-running process (the
 # preview of ``serve``) computes again only the cells of what changed. Cells are never modified.
-_GRID_CELLS: dict[tuple[str, str, str], dict | None] = {}
+_GRID_CELLS: dict[tuple[bytes | None, bytes | None, str], dict | None] = {}
 _GRID_CELLS_MAX = 200_000
 # Measured rows with their estimates, by (row identity, model, card, table); the row is kept to
 # compare (and so its identity is not reused while the entry lives).
-_PREDICTED: dict[tuple[int, str | None, str | None, str], tuple[dict, dict]] = {}
+_PREDICTED: dict[tuple[int, bytes | None, bytes | None, str], tuple[dict, dict]] = {}
 _PREDICTED_MAX = 1 << 19
 # The training rows' estimates, of the last fit digest only.
 _TRAINING: dict[str, dict] = {}
@@ -475,7 +474,7 @@ def _digest(bundle, records: dict | None = None) -> str:
     return h.hexdigest()[:20]
 
 
-def _dumps(value, *_) -> bytes:
+def _dumps(value) -> bytes:
     return json.dumps(value, sort_keys=True, default=str, separators=(",", ":")).encode("utf-8") + b"\n"
 
 

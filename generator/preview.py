@@ -30,7 +30,7 @@ from pathlib import Path
 from .locales import DEFAULT_LANG, LANGS
 from .problems import DataError
 from .render import nav
-from .site import API_PREFIX, Paths, build_site, generate_language, load_or_fail, mkdocs_overrides, publish_api, read_base_config
+from .site import Paths, build_site, generate_language, load_or_fail, mkdocs_overrides, publish_api, read_base_config
 
 
 @dataclass
@@ -287,8 +287,8 @@ class Preview:
                     self._mkdocs(ds, lang, build - gone, theme_pages=full)
                     if lang == DEFAULT_LANG:
                         with self._cond:
-                            api = {p for p in self.pending[lang] if p.startswith(API_PREFIX)}
-                        publish_api(self.paths, self._site_dir(lang), api)
+                            written = set(self.pending[lang])
+                        publish_api(self.paths, self._site_dir(lang), written)
                 except Exception as exc:  # noqa: BLE001 - shown on the page; the server goes on
                     with self._cond:
                         self.behind.clear()
