@@ -84,27 +84,39 @@ def rule_placeholders_kept(english: str, translated: str, doc: Document, key: st
     return True
 
 
+class _Memory:
+    """What earlier loads did, kept per data folder: a few folders at most (a preview loads one; a
+    test run loads many small ones). A folder is dropped whole, the least recently used first, so
+    what one load kept never loses part of itself to another folder's load."""
+
+    FOLDERS = 8
+
+    def __init__(self) -> None:
+        self._folders: dict[tuple, dict[tuple, tuple]] = {}
+
+    def folder(self, folder: tuple) -> dict[tuple, tuple]:
+        kept = self._folders.pop(folder, None)
+        if kept is None:
+            kept = {}
+            while len(self._folders) >= self.FOLDERS:
+                del self._folders[next(iter(self._folders))]
+        self._folders[folder] = kept  # the most recently used goes last
+        return kept
+
+
 # What the folders held at the last load, per folder: the files found and the problems the walk
 # reported. Used only when the caller vouches that no file was created, deleted or moved since.
-_LISTINGS: dict[tuple, tuple[tuple, tuple[Problem, ...]]] = {}
-# What loading each kind's files, and each translation file, did at the last load, by the listing
-# it was done from: what a load that vouches for the unchanged files replays without visiting
-# each of them (the preview's reload, where one file changed among thousands).
-_LOADED: dict[tuple, tuple] = {}
+# And what loading each kind's files, and each translation file, did at the last load, by the
+# listing it was done from: what a load that vouches for the unchanged files replays without
+# visiting each of them (the preview's reload, where one file changed among thousands).
+_MEMORY = _Memory()
 _MISSING = object()
-
-
-def _remember(key: tuple, value: tuple) -> None:
-    """Keep what a load did; a few data folders' worth at most (a preview loads one; a test run
-    loads many small ones)."""
-    if key not in _LOADED and len(_LOADED) >= 64:
-        _LOADED.clear()
-    _LOADED[key] = value
 
 
 class _Loader:
     def __init__(self, data_dir: Path, root: Path, today: _dt.date, changed: frozenset[str] | None = None):
         self.data_dir = data_dir
+        self.kept = _MEMORY.folder((os.path.abspath(data_dir), os.path.abspath(root), today))
         # None: look at every file. A set: the absolute paths of the only files written since the
         # last load (and none created, deleted or moved); every other file holds what it held.
         self.changed = changed
@@ -194,12 +206,12 @@ class _Loader:
     def listed(self, key: tuple, walk) -> tuple:
         """What ``walk()`` finds (it reports what does not belong as problems), or, when no file was
         created, deleted or moved since the last load, what it found then and the same problems."""
-        key = (os.path.abspath(self.data_dir), os.path.abspath(self.root), *key)
-        hit = _LISTINGS.get(key) if self.changed is not None else None
+        key = ("listing", *key)
+        hit = self.kept.get(key) if self.changed is not None else None
         if hit is None:
             before = len(self.problems)
             found = tuple(walk())
-            hit = _LISTINGS[key] = (found, tuple(self.problems[before:]))
+            hit = self.kept[key] = (found, tuple(self.problems[before:]))
         else:
             self.problems += hit[1]
         return hit[0]
@@ -255,13 +267,10 @@ class _Loader:
         self.english_docs.update(english)
         self.lines.update(lines)
 
-    def _key(self, *what) -> tuple:
-        return (os.path.abspath(self.data_dir), os.path.abspath(self.root), self.today, *what)
-
     def load_kind(self, kind) -> None:
         files = self.yaml_files(self.data_dir / kind.folder, kind.depth)
-        key = self._key("kind", kind.name)
-        last = _LOADED.get(key) if self.changed is not None else None
+        key = ("kind", kind.name)
+        last = self.kept.get(key) if self.changed is not None else None
         # the same listing object: no file of the folder created, deleted or moved since it was made
         if last is not None and last[0] is files and not any(where[0] in self.changed for _, _, where in files):
             _, added, broken, value = last
@@ -272,7 +281,7 @@ class _Loader:
         mark = self._effects()
         self._load_kind(kind, files)
         value = getattr(self.ds, kind.attr)
-        _remember(key, (files, self._since(mark), frozenset(self.broken[kind.name]), value.copy()))
+        self.kept[key] = (files, self._since(mark), frozenset(self.broken[kind.name]), value.copy())
 
     def _load_kind(self, kind, files) -> None:
         seen: dict[str, Path] = {}
@@ -387,8 +396,8 @@ class _Loader:
         load found in a file that did not change, of an English record that did not change either
         (the same record object), instead of reading and checking it again."""
         listing = self.listed(("translations",), self._walk_translations)
-        key = self._key("translations")
-        last = _LOADED.get(key) if self.changed is not None else None
+        key = ("translations",)
+        last = self.kept.get(key) if self.changed is not None else None
         last = last[1] if last is not None and last[0] is listing else None
         done = []
         for i, (lang, path, rel, where) in enumerate(listing):
@@ -416,7 +425,7 @@ class _Loader:
             self.load_translation(path, rel, where, table)
             done.append((record, unreadable, tuple(self.problems[p:]), tuple(self.refs[r:]),
                          sum(self.unchecked.values()) != before, table.get(rel, _MISSING)))
-        _remember(key, (listing, done))
+        self.kept[key] = (listing, done)
 
     def _walk_translations(self) -> list[tuple]:
         """(language, None, None, None) for each language's folder, then (language, file, its path

@@ -98,3 +98,34 @@ def test_a_reload_after_a_translation_edit_reports_what_a_full_load_reports(tree
     # and back: the problem goes, as in a full load
     tree.write(rel, tree.read(rel).replace("시험용 {gpu} 개정판입니다.", "시험용 개정판입니다."))
     assert _load(tree, [tree.path(rel)]) == _load(tree) and _load(tree)[0] is not None
+
+
+def test_what_a_load_kept_outlives_the_loads_of_other_data_folders(tree, tmp_path, monkeypatch):
+    """Loads of other data folders in between (as in a test run, or two previews) drop no part of
+    what this folder's last load kept: the reload still reads only what it must."""
+    import shutil
+
+    from generator.validate import _Memory
+
+    _load(tree)
+    for i in range(_Memory.FOLDERS - 1):
+        other = tmp_path / f"other-{i}"
+        shutil.copytree(tree.data, other / "data")
+        assert load_dataset(other / "data", other, today=TODAY)[0] is not None
+    tree.set("gpus/nvidia/rtx-2070.yaml", "notes", "A fixture card, edited.")
+    reads = _reads(tree, monkeypatch)
+    told = load_dataset(tree.data, tree.root, today=TODAY, changed=[tree.path("gpus/nvidia/rtx-2070.yaml")])
+    assert sorted(reads) == ["gpus/nvidia/gtx-1060-6gb.yaml", "gpus/nvidia/rtx-2070.yaml", "personas.yaml", "ui.yaml"]
+    assert told == load_dataset(tree.data, tree.root, today=TODAY)
+
+
+def test_the_folder_used_least_recently_is_dropped_whole():
+    from generator.validate import _Memory
+
+    memory = _Memory()
+    for n in range(_Memory.FOLDERS):
+        memory.folder((n,))[("kind", "gpu")] = n
+    memory.folder((0,))  # used again: now the most recent
+    memory.folder(("new",))
+    assert memory.folder((0,)) == {("kind", "gpu"): 0}
+    assert memory.folder((1,)) == {}  # the least recently used went, with all it held
