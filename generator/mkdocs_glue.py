@@ -215,8 +215,8 @@ def skip_rows_in_privacy(plugin) -> None:
             return parse(initiator)
         key = (initiator.abs_src_path, st.st_size, st.st_mtime_ns)
         if key not in _MEDIA_PARSED:
-            if len(_MEDIA_PARSED) > 4096:
-                _MEDIA_PARSED.clear()
+            if len(_MEDIA_PARSED) >= 4096:  # the oldest goes, never what was just read
+                del _MEDIA_PARSED[next(iter(_MEDIA_PARSED))]
             _MEDIA_PARSED[key] = parse(initiator)
         return list(_MEDIA_PARSED[key])
 
