@@ -149,8 +149,10 @@ def build(config_file: Path, overrides: dict, *, rebuild: set[str] | None = None
             search.config.enabled = False  # read by the plugin as it indexes a page and writes the index
         settings = ", ".join(f"{k} {getattr(search.config, k, None)}" for k in ("jieba_dict", "jieba_dict_user")
                              ) if search else ""
-        search_parser.use_segment_cache(None if _CACHE_DIR is None else
-                                        _CACHE_DIR.parent / f"search-segments-{Path(config.docs_dir).name}.json", settings)
+        kept = None if _CACHE_DIR is None else _CACHE_DIR.parent
+        name = Path(config.docs_dir).name
+        search_parser.use_segment_cache(kept and kept / f"search-segments-{name}.json", settings)
+        search_parser.use_section_cache(kept and kept / f"search-sections-{name}.json")
         if dirty:
             index = Path(config.site_dir) / "search" / "search_index.json"
             before = index.read_text(encoding="utf-8") if index.is_file() and search_index else None
@@ -160,7 +162,7 @@ def build(config_file: Path, overrides: dict, *, rebuild: set[str] | None = None
                 merge_search_index(index, before)
         else:
             mk.build(config)
-        search_parser.save_segment_cache(keep_unused=dirty)
+        search_parser.save_search_caches(keep_unused=dirty)
     except MkDocsException as exc:  # Abort in strict mode, config errors
         raise BuildFailed(str(exc)) from exc
     finally:

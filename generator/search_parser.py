@@ -20,6 +20,9 @@ language's MkDocs build.
   in each build. ``use_segment_cache`` keeps each text's segmentation in a file between builds
   (keyed by the text, the theme's and jieba's versions), so a build whose Chinese text is
   unchanged loads no dictionary; a new text is segmented by the theme's own code.
+- A page whose HTML did not change since the last build gives the sections it gave then:
+  ``use_section_cache`` keeps them in a file between builds (keyed by a digest of the HTML, the
+  theme's version and this module's code), so a build parses only the pages that changed.
 
 ``tests/test_search_parser.py`` checks all of it on every page of the four languages. ``install()``
 puts them in place for the pinned theme version only (``THEME_VERSION``); with any other version
@@ -28,6 +31,7 @@ the theme's own code stays, so an upgrade costs time, never a different index.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
 import re
@@ -179,50 +183,53 @@ class TagCountingParser(Parser):
             self.section.text.append(escape(data, quote=False))
 
 
-class SegmentCache:
-    """The theme's Chinese segmentation of each text, kept in ``path`` between builds."""
+class KeptAnswers:
+    """Answers kept in ``path`` between builds, by question: valid while ``key`` (what the answers
+    depend on besides the question: versions, settings) stays the same."""
 
     def __init__(self, path: Path, key: str):
         self.path, self.key = path, key
-        self.known: dict[str, str] = {}
-        self.used: dict[str, str] = {}
+        self.known: dict = {}
+        self.used: dict = {}
         try:
             saved = json.loads(path.read_text(encoding="utf-8"))
-            if saved.get("key") == key and isinstance(saved.get("segments"), dict):
-                self.known = saved["segments"]
+            if saved.get("key") == key and isinstance(saved.get("answers"), dict):
+                self.known = saved["answers"]
         except (OSError, ValueError):
             pass
 
-    def segment(self, index, text: str) -> str:
-        done = self.used.get(text)
+    def get(self, question: str, answer):
+        """The kept answer to ``question``, or ``answer(question)`` kept from now on."""
+        done = self.used.get(question)
         if done is None:
-            done = self.known.get(text)
+            done = self.known.get(question)
             if done is None:
-                done = _THEME_SEGMENT(index, text)
-            self.used[text] = done
+                done = answer(question)
+            self.used[question] = done
         return done
 
     def save(self, keep_unused: bool) -> None:
         """Write what this build used (and, for a build of a few pages, what it did not)."""
-        segments = {**self.known, **self.used} if keep_unused else self.used
-        if segments == self.known:
+        answers = {**self.known, **self.used} if keep_unused else self.used
+        if answers == self.known:
             return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             tmp = self.path.with_suffix(f".tmp-{os.getpid()}")
-            tmp.write_text(json.dumps({"key": self.key, "segments": segments}, ensure_ascii=False, sort_keys=True),
+            tmp.write_text(json.dumps({"key": self.key, "answers": answers}, ensure_ascii=False, sort_keys=True),
                            encoding="utf-8")
             tmp.replace(self.path)
         except OSError:
             pass  # a read-only tree builds, only slower
-        self.known, self.used = segments, {}
+        self.known, self.used = answers, {}
 
 
 _THEME_SEGMENT = None
-_CACHE: SegmentCache | None = None
+_CACHE: KeptAnswers | None = None  # Chinese segmentation, by text
+_SECTIONS: KeptAnswers | None = None  # the sections a page's HTML gives, by a digest of the HTML
 
 
-def use_segment_cache(path: Path | None, settings: str = "") -> SegmentCache | None:
+def use_segment_cache(path: Path | None, settings: str = "") -> KeptAnswers | None:
     """Segment Chinese through a cache kept at ``path`` (None: no cache) for the next builds;
     ``settings``: the search plugin's dictionary settings, part of the cache's key."""
     global _CACHE
@@ -237,13 +244,37 @@ def use_segment_cache(path: Path | None, settings: str = "") -> SegmentCache | N
 
     key = f"mkdocs-material {__version__}, jieba {jieba.__version__}, {settings or 'default dictionary'}"
     if _CACHE is None or _CACHE.path != path or _CACHE.key != key:
-        _CACHE = SegmentCache(path, key)
+        _CACHE = KeptAnswers(path, key)
     return _CACHE
 
 
-def save_segment_cache(keep_unused: bool) -> None:
+def use_section_cache(path: Path | None) -> KeptAnswers | None:
+    """Keep the sections each page's HTML gives in ``path`` (None: no cache) between builds, so a
+    build parses only the pages whose HTML changed. The key holds the theme's version and this
+    module's own code: a change to either parses every page again."""
+    global _SECTIONS
+    if path is None:
+        _SECTIONS = None
+        return None
+    from material import __version__
+
+    key = f"mkdocs-material {__version__}, parser {_own_code()}"
+    if _SECTIONS is None or _SECTIONS.path != path or _SECTIONS.key != key:
+        _SECTIONS = KeptAnswers(path, key)
+    return _SECTIONS
+
+
+@functools.cache
+def _own_code() -> str:
+    return hashlib.blake2b(Path(__file__).read_bytes(), digest_size=12).hexdigest()
+
+
+def save_search_caches(keep_unused: bool) -> None:
+    """Write the kept segmentation and sections (see ``KeptAnswers.save``)."""
     if _CACHE is not None and _THEME_SEGMENT is not None:
         _CACHE.save(keep_unused)
+    if _SECTIONS is not None:
+        _SECTIONS.save(keep_unused)
 
 
 def _segment_chinese(self, data):
@@ -251,7 +282,7 @@ def _segment_chinese(self, data):
         return _THEME_SEGMENT(self, data)
     if not _han().search(data):
         return data.strip("\u200b")  # what the theme's substitution gives a text without Han characters
-    return _CACHE.segment(self, data)
+    return _CACHE.get(data, lambda text: _THEME_SEGMENT(self, text))
 
 
 @functools.cache
@@ -282,13 +313,35 @@ def install() -> bool:
 
 
 def _add_entry_from_context(self, page):
-    """The theme's SearchIndex.add_entry_from_context, parsing the page without the blocks it skips."""
+    """The theme's SearchIndex.add_entry_from_context, parsing the page without the blocks it skips
+    (or taking what the last parse of the same HTML gave)."""
     search = page.meta.get("search") or {}
     if search.get("exclude"):
         return
+    html = page.content
+    if _SECTIONS is None:
+        sections = page_sections(html)
+    else:
+        digest = hashlib.blake2b(html.encode("utf-8"), digest_size=16).hexdigest()
+        sections = _SECTIONS.get(digest, lambda _: page_sections(html))
+    for ident, title, text in sections:
+        self.create_entry_for_section(_Kept(ident, list(title), [text]), page.toc, page.url, page)
+
+
+def page_sections(html: str) -> list[list]:
+    """[id, title parts, text] of each section of ``html`` the index takes, in order: what the
+    theme's parser finds, kept as plain data."""
     parser = TagCountingParser()
-    parser.feed(strip_excluded(page.content))
+    parser.feed(strip_excluded(html))
     parser.close()
-    for section in parser.data:
-        if not section.is_excluded():
-            self.create_entry_for_section(section, page.toc, page.url, page)
+    return [[section.id, list(section.title), "".join(section.text)]
+            for section in parser.data if not section.is_excluded()]
+
+
+class _Kept:
+    """What ``create_entry_for_section`` reads of a section."""
+
+    __slots__ = ("id", "title", "text")
+
+    def __init__(self, ident, title: list, text: list):
+        self.id, self.title, self.text = ident, title, text

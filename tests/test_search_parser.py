@@ -122,36 +122,74 @@ def test_install_only_for_the_checked_theme_version(monkeypatch):
         plugin.Parser, index.add_entry_from_context, index._segment_chinese, search_parser._THEME_SEGMENT = saved
 
 
-def test_the_segment_cache_segments_each_text_once_per_key(tmp_path, monkeypatch):
+def test_kept_answers_answer_each_question_once_per_key(tmp_path):
     calls = []
 
-    def theme_segment(index, text):
+    def segment(text):
         calls.append(text)
         return text.replace("中", "\u200b中\u200b")
 
-    monkeypatch.setattr(search_parser, "_THEME_SEGMENT", theme_segment)
     path = tmp_path / "segments.json"
-    cache = search_parser.SegmentCache(path, "v1")
-    assert [cache.segment(None, t) for t in ("一中", "一中", "二中")] == ["一\u200b中\u200b"] * 2 + ["二\u200b中\u200b"]
+    cache = search_parser.KeptAnswers(path, "v1")
+    assert [cache.get(t, segment) for t in ("一中", "一中", "二中")] == ["一\u200b中\u200b"] * 2 + ["二\u200b中\u200b"]
     assert calls == ["一中", "二中"]
     cache.save(keep_unused=False)
-    again = search_parser.SegmentCache(path, "v1")
-    assert again.segment(None, "一中") == "一\u200b中\u200b" and calls == ["一中", "二中"]
+    again = search_parser.KeptAnswers(path, "v1")
+    assert again.get("一中", segment) == "一\u200b中\u200b" and calls == ["一中", "二中"]
     again.save(keep_unused=True)  # a build of a few pages keeps what it did not use
-    assert set(json.loads(path.read_text(encoding="utf-8"))["segments"]) == {"一中", "二中"}
-    again.segment(None, "一中")
+    assert set(json.loads(path.read_text(encoding="utf-8"))["answers"]) == {"一中", "二中"}
+    again.get("一中", segment)
     again.save(keep_unused=False)  # a full build keeps only what it used
-    assert set(json.loads(path.read_text(encoding="utf-8"))["segments"]) == {"一中"}
-    other = search_parser.SegmentCache(path, "v2")  # another theme or jieba version: nothing reused
-    other.segment(None, "一中")
+    assert set(json.loads(path.read_text(encoding="utf-8"))["answers"]) == {"一中"}
+    other = search_parser.KeptAnswers(path, "v2")  # another theme or jieba version: nothing reused
+    other.get("一中", segment)
     assert calls == ["一中", "二中", "一中"]
     path.write_text("{not json", encoding="utf-8")
-    assert search_parser.SegmentCache(path, "v1").known == {}
+    assert search_parser.KeptAnswers(path, "v1").known == {}
 
 
-def test_a_chinese_build_reuses_the_segmentation_of_the_last(tmp_path, monkeypatch):
+def test_a_page_is_parsed_again_only_when_its_html_or_the_parser_changed(tmp_path, monkeypatch):
+    """The sections of a page's HTML come from the kept parse of the same HTML, and give the
+    index the same entries as a parse; new HTML, or another parser, is parsed."""
+    from types import SimpleNamespace
+
+    parsed, real = [], search_parser.page_sections
+    monkeypatch.setattr(search_parser, "page_sections", lambda html: parsed.append(html) or real(html))
+    entries = []
+    index = SimpleNamespace(create_entry_for_section=lambda section, toc, url, page:
+                            entries.append((section.id, "".join(section.title), "".join(section.text), url)))
+
+    def index_page(html):
+        entries.clear()
+        search_parser._add_entry_from_context(index, SimpleNamespace(meta={}, content=html, toc=[], url="p/"))
+        return list(entries)
+
+    path = tmp_path / "sections.json"
+    try:
+        search_parser.use_section_cache(None)
+        html = QUIRKS[0] + QUIRKS[3]
+        plain = index_page(html)  # no cache: parsed
+        search_parser.use_section_cache(path)
+        assert index_page(html) == plain and len(parsed) == 2
+        assert index_page(html) == plain and len(parsed) == 2  # kept
+        search_parser.save_search_caches(keep_unused=False)
+        search_parser.use_section_cache(None)
+        search_parser.use_section_cache(path)  # read back from the file, as the next build does
+        assert index_page(html) == plain and len(parsed) == 2
+        assert index_page(html + "<p>more</p>") != plain and len(parsed) == 3
+        search_parser.save_search_caches(keep_unused=False)
+        search_parser.use_section_cache(None)
+        monkeypatch.setattr(search_parser, "_own_code", lambda: "another parser")
+        search_parser.use_section_cache(path)
+        assert index_page(html) == plain and len(parsed) == 4
+    finally:
+        search_parser.use_section_cache(None)
+
+
+def test_a_chinese_build_reuses_the_segmentation_and_the_sections_of_the_last(tmp_path, monkeypatch):
     """A second build of the Chinese site with the same text segments nothing (jieba is not
-    called, so its dictionary is not loaded), and its search index is the same, byte for byte."""
+    called, so its dictionary is not loaded) and parses no page, and its search index is the
+    same, byte for byte."""
     import jieba
 
     from generator.site import Paths, build_site
@@ -159,12 +197,13 @@ def test_a_chinese_build_reuses_the_segmentation_of_the_last(tmp_path, monkeypat
     monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
     build_site(Paths(build=tmp_path / "build", site=tmp_path / "a"), ("zh",))
     saved = json.loads((tmp_path / "build" / ".cache" / "search-segments-zh.json").read_text(encoding="utf-8"))
-    assert len(saved["segments"]) > 100
+    assert len(saved["answers"]) > 100
 
     def no_jieba(*args, **kwargs):
-        raise AssertionError("jieba was called")
+        raise AssertionError("jieba or the page parser was called")
 
     monkeypatch.setattr(jieba, "cut", no_jieba)
+    monkeypatch.setattr(search_parser, "page_sections", no_jieba)  # and no page is parsed again
     build_site(Paths(build=tmp_path / "build", site=tmp_path / "b"), ("zh",))
     first, second = ((tmp_path / s / "zh" / "search" / "search_index.json").read_bytes() for s in ("a", "b"))
     assert first == second and "\u200b".encode() in first
