@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import copy
+import functools
+import hashlib
 import logging
 import os
 from pathlib import Path
@@ -83,6 +85,7 @@ def _ready() -> None:
 
     _quiet_logging()
     _patch_theme()
+    _patch_render()
     search_parser.install()
 
 
@@ -153,6 +156,7 @@ def build(config_file: Path, overrides: dict, *, rebuild: set[str] | None = None
         name = Path(config.docs_dir).name
         search_parser.use_segment_cache(kept and kept / f"search-segments-{name}.json", settings)
         search_parser.use_section_cache(kept and kept / f"search-sections-{name}.json")
+        use_render_cache(kept and kept / f"renders-{name}.json")
         if dirty:
             index = Path(config.site_dir) / "search" / "search_index.json"
             before = index.read_text(encoding="utf-8") if index.is_file() and search_index else None
@@ -163,11 +167,125 @@ def build(config_file: Path, overrides: dict, *, rebuild: set[str] | None = None
         else:
             mk.build(config)
         search_parser.save_search_caches(keep_unused=dirty)
+        if _RENDERS is not None:
+            _RENDERS.save(keep_unused=dirty)
     except MkDocsException as exc:  # Abort in strict mode, config errors
         raise BuildFailed(str(exc)) from exc
     finally:
         mk._build_theme_template, File.is_modified, mk.get_files = original_theme_page, original_modified, original_get_files
         _PREVIEW["skip_theme_pages"] = False
+
+
+# MkDocs' render of each page's Markdown (its HTML, table of contents, title and anchors), kept
+# between builds: a page whose Markdown, place and site did not change is not converted again.
+_RENDERS = None
+_NEUTRAL = "wgrawkept"  # stands for the page's placeholder token (mkdocs_hooks) in what is kept
+
+
+def use_render_cache(path: Path | None) -> None:
+    """Keep MkDocs' renders of the pages' Markdown in ``path`` (None: no cache) between builds.
+    Its key holds the versions of MkDocs and Python-Markdown and this module's code; each
+    answer's question holds the page's Markdown, its place, the site's files and the Markdown
+    settings. A render that logged anything is not kept, so its message comes on every build."""
+    global _RENDERS
+    if path is None:
+        _RENDERS = None
+        return
+    import markdown
+    import mkdocs
+
+    from .kept import KeptAnswers
+
+    key = f"mkdocs {mkdocs.__version__}, markdown {markdown.__version__}, glue {_own_code()}"
+    if _RENDERS is None or _RENDERS.path != path or _RENDERS.key != key:
+        _RENDERS = KeptAnswers(path, key)
+
+
+@functools.cache
+def _own_code() -> str:
+    return hashlib.blake2b(Path(__file__).read_bytes(), digest_size=12).hexdigest()
+
+
+_SIGNATURES: dict[str, tuple] = {}
+
+
+def _site_signature(config, files) -> str:
+    """What a page's render reads besides its own Markdown: the Markdown settings and every
+    file's place (links are resolved against them). Computed once per build (per ``files``)."""
+    last = _SIGNATURES.get("files")
+    if last is not None and last[0] is files and last[1] is config:
+        return last[2]
+    h = hashlib.blake2b(digest_size=16)
+    settings = {k: config.get(k) for k in ("markdown_extensions", "mdx_configs", "use_directory_urls", "validation",
+                                          "site_url", "docs_dir")}
+    h.update(repr(sorted(settings.items(), key=lambda kv: kv[0])).encode())
+    for f in files:
+        h.update(f"\0{f.src_uri}\0{f.dest_uri}\0{f.url}\0{f.inclusion}".encode())
+    _SIGNATURES["files"] = (files, config, h.hexdigest())
+    return _SIGNATURES["files"][2]
+
+
+def _toc_tokens(items) -> list:
+    return [{"name": a.title, "id": a.id, "level": a.level, "children": _toc_tokens(a.children)} for a in items]
+
+
+def _patch_render() -> None:
+    from mkdocs.structure.pages import Page
+    from mkdocs.structure.toc import get_toc
+
+    if getattr(Page.render, "_whichgpu", False):
+        return
+    original = Page.render
+
+    def render(self, config, files):
+        if _RENDERS is None or self.markdown is None or _NEUTRAL in self.markdown:
+            return original(self, config, files)
+        from .mkdocs_hooks import stash_token
+
+        token = stash_token(self)
+        neutral = self.markdown.replace(token, _NEUTRAL) if token else self.markdown
+        h = hashlib.blake2b(neutral.encode("utf-8"), digest_size=16)
+        h.update(f"\0{self.file.src_uri}\0{self.file.dest_uri}\0{self.file.url}\0{_site_signature(config, files)}".encode())
+        question = h.hexdigest()
+        debug = logging.getLogger("mkdocs").getEffectiveLevel() <= logging.DEBUG
+        kept = _RENDERS.find(question)
+        if kept is not None:
+            links = {files.get_file_from_path(uri): anchors for uri, anchors in kept["links"].items()}
+            if None not in links:
+                self.content = kept["content"].replace(_NEUTRAL, token) if token else kept["content"]
+                self.toc = get_toc(kept["toc"])
+                self._title_from_render = kept["title"]
+                self.present_anchor_ids = set(kept["anchors"])
+                if not debug:
+                    self.links_to_anchors = links
+                return None
+        logged = _Logged()
+        log = logging.getLogger("mkdocs")
+        log.addHandler(logged)
+        try:
+            original(self, config, files)
+        finally:
+            log.removeHandler(logged)
+        if not logged.any and not debug and (not token or _NEUTRAL not in self.content):
+            content = self.content.replace(token, _NEUTRAL) if token else self.content
+            _RENDERS.keep(question, {"content": content, "toc": _toc_tokens(self.toc), "title": self._title_from_render,
+                                     "anchors": sorted(self.present_anchor_ids or ()),
+                                     "links": {f.src_uri: dict(a) for f, a in (self.links_to_anchors or {}).items()}})
+        return None
+
+    render._whichgpu = True  # type: ignore[attr-defined]
+    Page.render = render
+
+
+class _Logged(logging.Handler):
+    """Notes whether anything was logged (at INFO or above) while it is attached."""
+
+    def __init__(self):
+        super().__init__(logging.INFO)
+        self.any = False
+
+    def emit(self, record) -> None:
+        self.any = True
 
 
 _LISTED: dict[tuple, tuple[dict, list]] = {}

@@ -73,6 +73,11 @@ def on_page_markdown(markdown, page, config, files):
     return text
 
 
+def stash_token(page) -> str:
+    """The placeholder token of ``page``'s blocks set aside ("" when none was)."""
+    return page.__dict__.get(_KEY, ("", []))[0]
+
+
 def on_page_content(html, page, config, files):
     token, blocks = page.__dict__.pop(_KEY, ("", []))
     return unstash(html, token, blocks)

@@ -32,13 +32,13 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
-import os
 import re
 from html import escape
 from pathlib import Path
 
 from material.plugins.search.plugin import Element, Parser, Section, void
+
+from .kept import KeptAnswers
 
 THEME_VERSION = "9.8.1"
 # Elements marked data-search-exclude that the indexer may drop before parsing (headings stay:
@@ -181,47 +181,6 @@ class TagCountingParser(Parser):
                 text.append(data)
         else:
             self.section.text.append(escape(data, quote=False))
-
-
-class KeptAnswers:
-    """Answers kept in ``path`` between builds, by question: valid while ``key`` (what the answers
-    depend on besides the question: versions, settings) stays the same."""
-
-    def __init__(self, path: Path, key: str):
-        self.path, self.key = path, key
-        self.known: dict = {}
-        self.used: dict = {}
-        try:
-            saved = json.loads(path.read_text(encoding="utf-8"))
-            if saved.get("key") == key and isinstance(saved.get("answers"), dict):
-                self.known = saved["answers"]
-        except (OSError, ValueError):
-            pass
-
-    def get(self, question: str, answer):
-        """The kept answer to ``question``, or ``answer(question)`` kept from now on."""
-        done = self.used.get(question)
-        if done is None:
-            done = self.known.get(question)
-            if done is None:
-                done = answer(question)
-            self.used[question] = done
-        return done
-
-    def save(self, keep_unused: bool) -> None:
-        """Write what this build used (and, for a build of a few pages, what it did not)."""
-        answers = {**self.known, **self.used} if keep_unused else self.used
-        if answers == self.known:
-            return
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_suffix(f".tmp-{os.getpid()}")
-            tmp.write_text(json.dumps({"key": self.key, "answers": answers}, ensure_ascii=False, sort_keys=True),
-                           encoding="utf-8")
-            tmp.replace(self.path)
-        except OSError:
-            pass  # a read-only tree builds, only slower
-        self.known, self.used = answers, {}
 
 
 _THEME_SEGMENT = None

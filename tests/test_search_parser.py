@@ -8,6 +8,7 @@ from conftest import EPOCH
 from material.plugins.search import plugin
 
 from generator import search_parser
+from generator.kept import KeptAnswers
 
 
 def sections(parser_class, html: str) -> list[tuple]:
@@ -130,22 +131,22 @@ def test_kept_answers_answer_each_question_once_per_key(tmp_path):
         return text.replace("中", "\u200b中\u200b")
 
     path = tmp_path / "segments.json"
-    cache = search_parser.KeptAnswers(path, "v1")
+    cache = KeptAnswers(path, "v1")
     assert [cache.get(t, segment) for t in ("一中", "一中", "二中")] == ["一\u200b中\u200b"] * 2 + ["二\u200b中\u200b"]
     assert calls == ["一中", "二中"]
     cache.save(keep_unused=False)
-    again = search_parser.KeptAnswers(path, "v1")
+    again = KeptAnswers(path, "v1")
     assert again.get("一中", segment) == "一\u200b中\u200b" and calls == ["一中", "二中"]
     again.save(keep_unused=True)  # a build of a few pages keeps what it did not use
     assert set(json.loads(path.read_text(encoding="utf-8"))["answers"]) == {"一中", "二中"}
     again.get("一中", segment)
     again.save(keep_unused=False)  # a full build keeps only what it used
     assert set(json.loads(path.read_text(encoding="utf-8"))["answers"]) == {"一中"}
-    other = search_parser.KeptAnswers(path, "v2")  # another theme or jieba version: nothing reused
+    other = KeptAnswers(path, "v2")  # another theme or jieba version: nothing reused
     other.get("一中", segment)
     assert calls == ["一中", "二中", "一中"]
     path.write_text("{not json", encoding="utf-8")
-    assert search_parser.KeptAnswers(path, "v1").known == {}
+    assert KeptAnswers(path, "v1").known == {}
 
 
 def test_a_page_is_parsed_again_only_when_its_html_or_the_parser_changed(tmp_path, monkeypatch):
