@@ -61,10 +61,59 @@ def _patch_theme() -> None:
                 return list(_TEMPLATE_LISTS[key])
 
             env.list_templates = list_templates
+        _keep_side_nav(env)
         return env
 
     get_env._whichgpu = True  # type: ignore[attr-defined]
     Theme.get_env = get_env
+
+
+NAV_TEMPLATE = "partials/nav.html"
+
+
+def _keep_side_nav(env) -> None:
+    """The theme's side navigation, rendered once for the pages that share what it reads.
+
+    A page outside the navigation (a GPU, model, revision, diff or topic page: thousands at ten
+    times the data) marks no item active, and each link of the navigation is relative to the
+    page's folder. So every such page of one folder gets the same navigation, unless an item
+    lies below the page itself; it is rendered for the first and given to the others."""
+    plain = env.get_template
+    kept: dict[tuple, str] = {}
+
+    def get_template(name, parent=None, globals=None):
+        template = plain(name, parent, globals)
+        if name == NAV_TEMPLATE and not getattr(template, "_whichgpu", False):
+            render = template.root_render_func
+
+            def root_render_func(context):
+                key = _nav_key(context)
+                if key is None:
+                    yield from render(context)
+                    return
+                if key not in kept:
+                    kept[key] = "".join(render(context))
+                yield kept[key]
+
+            template.root_render_func = root_render_func
+            template._whichgpu = True
+        return template
+
+    env.get_template = get_template
+
+
+def _nav_key(context) -> tuple | None:
+    """What the navigation of ``context``'s page depends on, when that page is outside it; None
+    for a page in the navigation (its item is active) or one with an item below it."""
+    page, nav = context.get("page"), context.get("nav")
+    if page is None or nav is None or not isinstance(getattr(page, "url", None), str):
+        return None
+    url = page.url
+    for item in nav.pages:
+        if item is page or item == page or (url and item.url.startswith(url)):
+            return None
+    folder = url.rstrip("/").rpartition("/")[0]
+    return id(nav), folder, context.get("base_url"), id(context.get("config"))
 
 
 def _quiet_logging() -> None:

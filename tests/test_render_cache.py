@@ -98,3 +98,27 @@ def test_a_render_that_warned_warns_on_every_build(project, monkeypatch):
     finally:
         logging.getLogger("mkdocs").removeHandler(catch)
     assert sum("missing.md" in m for m in messages) == 2
+
+
+def test_pages_outside_the_navigation_share_its_render_and_come_out_the_same(tmp_path, monkeypatch):
+    """The English site built twice: once with the side navigation rendered once per folder of
+    pages outside it, once rendered for every page. Every page is the same byte for byte, and
+    the first build rendered the navigation for far fewer pages than it built."""
+    from conftest import EPOCH
+
+    from generator.site import Paths, build_site
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    real, keys = mkdocs_glue._nav_key, []
+    monkeypatch.setattr(mkdocs_glue, "_nav_key", lambda context: keys.append(real(context)) or keys[-1])
+    build_site(Paths(build=tmp_path / "build", site=tmp_path / "shared"), ("en",))
+    monkeypatch.setattr(mkdocs_glue, "_nav_key", lambda context: None)
+    build_site(Paths(build=tmp_path / "build", site=tmp_path / "each"), ("en",))
+    pages = sorted(p.relative_to(tmp_path / "each") for p in (tmp_path / "each").rglob("*.html"))
+    assert len(pages) > 150
+    for page in pages:
+        assert (tmp_path / "shared" / page).read_bytes() == (tmp_path / "each" / page).read_bytes(), page
+    outside = [k for k in keys if k is not None]
+    assert len(keys) == len(pages)  # every page, the 404 page too
+    assert len(outside) > len(pages) / 2 and len(set(outside)) < 10
+    assert any(k[1] == "gpus" for k in outside) and any(k[1] == "models" for k in outside)
