@@ -1,6 +1,7 @@
 """The only module that imports MkDocs: build one language, or serve with live reload."""
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import hashlib
@@ -18,7 +19,7 @@ class BuildFailed(Exception):
 
 _CACHE_DIR: Path | None = None
 _TEMPLATE_LISTS: dict[tuple, list] = {}
-_PREVIEW = {"skip_theme_pages": False}
+_PREVIEW = {"skip_theme_pages": False, "keep_lists": False}
 
 
 def use_template_cache(folder: Path) -> None:
@@ -49,9 +50,10 @@ def _patch_theme() -> None:
         env = original(self)
         if _CACHE_DIR is not None:
             env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(_CACHE_DIR))
-        if _PREVIEW["skip_theme_pages"]:
-            # A preview lists the theme's files (thousands of icons) once, not on every rebuild;
-            # MkDocs' filter of that list depends only on the theme.
+        if _PREVIEW["skip_theme_pages"] or _PREVIEW["keep_lists"]:
+            # A preview lists the theme's files (thousands of icons) once, not on every rebuild,
+            # and a full build once before its languages fork, not once in each; MkDocs' filter
+            # of that list depends only on the theme.
             key = tuple(getattr(env.loader, "searchpath", ()))
             plain = env.list_templates
 
@@ -138,19 +140,30 @@ def _ready() -> None:
     search_parser.install()
 
 
-def preload(config_file: Path, docs_dir: Path) -> None:
+@contextlib.contextmanager
+def preloaded(config_file: Path, docs_dir: Path):
     """Ready in this process what every language's build would otherwise do again: import MkDocs,
     the theme's plugins and the Markdown extensions of ``config_file`` (by loading it once, with
-    ``docs_dir`` as its folder of pages), and install the search parser. A full build calls this
-    before it forks its language processes, which then inherit it instead of each paying for it."""
+    ``docs_dir`` as its folder of pages), install the search parser, and list the theme's files.
+    A full build forks its language processes inside this, and they inherit it instead of each
+    paying for it; on leaving, the list of theme files is forgotten (the theme may change before
+    the next build)."""
     from mkdocs.commands import build as _mk  # noqa: F401
     from mkdocs.config import load_config
+    from mkdocs.structure.files import Files
 
     _ready()
+    _PREVIEW["keep_lists"] = True
     try:
-        load_config(str(config_file), docs_dir=str(docs_dir))
-    except Exception:  # a broken configuration is reported by the build itself, with its message
-        pass
+        try:
+            config = load_config(str(config_file), docs_dir=str(docs_dir))
+            Files([]).add_files_from_theme(config.theme.get_env(), config)
+        except Exception:  # a broken configuration is reported by the build itself, with its message
+            pass
+        yield
+    finally:
+        _PREVIEW["keep_lists"] = False
+        forget_theme_files()
 
 
 def build(config_file: Path, overrides: dict, *, rebuild: set[str] | None = None, theme_pages: bool = True,

@@ -389,8 +389,9 @@ def _build_pipelined(ds: Dataset, paths: Paths, parts: dict[str, Path], timings:
     # Markdown extensions imported and configured.
     derive(ds).warm()
     preload_templates(paths.templates, paths.page_cache)
-    mkdocs_glue.preload(paths.root / "mkdocs.yml", paths.static)
-    for lang, (gen_s, build_s) in zip(langs, _fork_map(_build_forked, langs, (ds, paths, parts)), strict=True):
+    with mkdocs_glue.preloaded(paths.root / "mkdocs.yml", paths.static):
+        done = _fork_map(_build_forked, langs, (ds, paths, parts))
+    for lang, (gen_s, build_s) in zip(langs, done, strict=True):
         if timings:
             timings.add("generate", gen_s)
             timings.add(f"mkdocs:{lang}", build_s)

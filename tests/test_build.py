@@ -245,6 +245,8 @@ def fork_map(fn, items, shared):
     from material.plugins.search import plugin
     from generator.search_parser import TagCountingParser
     env = make_env(paths.templates, paths.build / ".cache" / "jinja-pages")
+    from generator import mkdocs_glue
+    seen.update(theme_files=max(map(len, mkdocs_glue._TEMPLATE_LISTS.values()), default=0))
     seen.update(mkdocs="mkdocs.commands.build" in sys.modules, parser=plugin.Parser is TagCountingParser,
                 templates=sorted(k[1] for k in env.cache.keys()), items=list(items))
     raise SystemExit(0)
@@ -260,7 +262,8 @@ finally:
 @pytest.mark.skipif(not hasattr(os, "fork") or (os.cpu_count() or 1) < 2, reason="the parallel build forks on two cores or more")
 def test_a_full_build_readies_mkdocs_and_the_templates_before_it_forks(tree, tmp_path):
     """What every language process would redo is done once in the parent: MkDocs and the theme's
-    plugins imported, the search parser installed, every page template compiled."""
+    plugins imported, the search parser installed, every page template compiled, the theme's
+    files listed."""
     import json
 
     r = subprocess.run([sys.executable, "-c", _FORK_STATE, str(ROOT), str(tree.data), str(tmp_path / "build"),
@@ -268,7 +271,7 @@ def test_a_full_build_readies_mkdocs_and_the_templates_before_it_forks(tree, tmp
                        env={**os.environ, "SOURCE_DATE_EPOCH": EPOCH})
     seen = json.loads(r.stdout.strip().splitlines()[-1])
     assert seen["items"] == ["en", "ko"]
-    assert seen["mkdocs"] and seen["parser"]
+    assert seen["mkdocs"] and seen["parser"] and seen["theme_files"] > 10
     pages = sorted(p.relative_to(ROOT / "templates" / "pages").as_posix() for p in (ROOT / "templates" / "pages").rglob("*.j2"))
     assert seen["templates"] == pages
 
@@ -278,6 +281,8 @@ def test_preloading_a_broken_configuration_leaves_the_error_to_the_build(tmp_pat
 
     bad = tmp_path / "mkdocs.yml"
     bad.write_text("site_name: x\ntheme:\n  name: no-such-theme\n", encoding="utf-8")
-    mkdocs_glue.preload(bad, tmp_path)  # no exception: the build itself reports it, with its message
+    with mkdocs_glue.preloaded(bad, tmp_path):  # no exception: the build itself reports it, with its message
+        assert mkdocs_glue._PREVIEW["keep_lists"]
+    assert not mkdocs_glue._PREVIEW["keep_lists"] and not mkdocs_glue._TEMPLATE_LISTS
     with pytest.raises(mkdocs_glue.BuildFailed):
         mkdocs_glue.build(bad, {"docs_dir": str(tmp_path), "site_dir": str(tmp_path / "site")})
