@@ -342,7 +342,19 @@ class Derived:
         computed for those rows alone when the whole list was not needed yet (the preview's page)."""
         if "measured" in self.__dict__:
             return (self.measured_by_gpu if key == "gpu" else self.measured_by_model).get(value, [])
-        return [self._measured_row(m) for m in self.bundle.measurements if m.get(key) == value]
+        return [self._measured_row(m) for m in self._rows_by(key).get(value, ())]
+
+    def _rows_by(self, key: str) -> dict[str, list[dict]]:
+        """The measurements by their ``key``, in their order: one pass over them, then each page's
+        rows are found without reading the others (a build of every page in one process would
+        otherwise read every measurement for each page)."""
+        kept = self.__dict__.setdefault("_rows_index", {})
+        if key not in kept:
+            index: dict[str, list[dict]] = {}
+            for m in self.bundle.measurements:
+                index.setdefault(m.get(key), []).append(m)
+            kept[key] = index
+        return kept[key]
 
     @functools.cached_property
     def _training(self) -> dict:

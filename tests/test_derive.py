@@ -308,3 +308,34 @@ def test_the_fit_digest_serializes_again_only_the_records_that_changed(shipped, 
     second = Derived(ds).fit_digest
     assert made == [measured[0]]
     assert second != first and second == _digest(Derived(ds).bundle)
+
+
+def test_each_page_finds_its_measurements_without_reading_all_of_them_again():
+    """A build of every page in one process (the preview's) asks for the measurements of each
+    card and model: they are grouped in one pass, and each answer is what the whole list gives."""
+    from generator.derive import Derived
+
+    ds, problems = load_dataset(ROOT / "data", ROOT)
+    assert ds is not None, problems
+    facts = derive(ds)
+    passes = []
+
+    class Counted(list):
+        def __iter__(self):
+            passes.append(1)
+            return super().__iter__()
+
+    facts.bundle.measurements = Counted(facts.bundle.measurements)
+    gpus = sorted({m["gpu"] for m in facts.bundle.measurements})
+    models = sorted({m["model"] for m in facts.bundle.measurements if m.get("model")})
+    facts.measured_where("gpu", gpus[0]), facts.measured_where("model", models[0])  # the passes that group them
+    passes.clear()
+    by_gpu = {g: facts.measured_where("gpu", g) for g in gpus}
+    by_model = {m: facts.measured_where("model", m) for m in models}
+    assert passes == [] and len(gpus) > 20 and len(models) > 10
+    whole = Derived.measured.func(facts)
+    for g in gpus:
+        assert by_gpu[g] == [r for r in whole if r["gpu"] == g]
+    for m in models:
+        assert by_model[m] == [r for r in whole if r.get("model") == m]
+    assert facts.measured_where("gpu", "no-such-card") == []
