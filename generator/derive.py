@@ -12,6 +12,7 @@ import functools
 import hashlib
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,6 +56,31 @@ def revision_price(rev: Record, gpu: Record, basis: str = "new") -> Price | None
         return Price(chosen["usd"], chosen["kind"])
     launch = gpu.get("launch_price_usd")
     return Price(launch, "catalogue") if launch else None
+
+
+class _RevisionPrices(Mapping):
+    """One revision's prices by card, under the one price rule, each worked out when first read."""
+
+    BASES = ("new", "used", "quoted")
+
+    def __init__(self, rev: Record, gpus: dict[str, Record]):
+        self.rev, self.gpus = rev, gpus
+        self.done: dict[str, dict[str, Price]] = {}
+
+    def __getitem__(self, gid: str) -> dict[str, Price]:
+        entry = self.done.get(gid)
+        if entry is None:
+            gpu = self.gpus[gid]
+            entry = self.done[gid] = {b: p for b in self.BASES if (p := revision_price(self.rev, gpu, b)) is not None}
+        if not entry:
+            raise KeyError(gid)
+        return entry
+
+    def __iter__(self):
+        return (gid for gid in self.gpus if gid in self)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 @dataclass(frozen=True)
@@ -165,17 +191,12 @@ class Derived:
         return _PerCard(derived, self.ds.gpus)
 
     @functools.cached_property
-    def revision_prices(self) -> dict[str, dict[str, dict[str, Price]]]:
-        """revision date -> gpu id -> basis (new, used, quoted) -> the price under the one rule."""
-        out = {}
-        for rev in self.ds.revisions:
-            per = {}
-            for gid, gpu in self.ds.gpus.items():
-                entry = {b: p for b in ("new", "used", "quoted") if (p := revision_price(rev, gpu, b)) is not None}
-                if entry:
-                    per[gid] = entry
-            out[rev.id] = per
-        return out
+    def revision_prices(self) -> dict[str, Mapping[str, dict[str, Price]]]:
+        """revision date -> gpu id -> basis (new, used, quoted) -> the price under the one rule
+        (a card with no price at all is absent). Each card's entry is worked out when first read:
+        a page reads a few cards of a revision, and every card of every revision is 20 million
+        entries at a hundred times the data."""
+        return {rev.id: _RevisionPrices(rev, self.ds.gpus) for rev in self.ds.revisions}
 
     @functools.cached_property
     def advice_age(self) -> AdviceAge:

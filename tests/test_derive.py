@@ -339,3 +339,18 @@ def test_each_page_finds_its_measurements_without_reading_all_of_them_again():
     for m in models:
         assert by_model[m] == [r for r in whole if r.get("model") == m]
     assert facts.measured_where("gpu", "no-such-card") == []
+
+
+def test_a_revisions_prices_are_worked_out_for_the_cards_read(shipped):
+    """Every card of every revision is 20 million entries at a hundred times the data; a page
+    reads a few, and only those are worked out. Reading them all gives every priced card."""
+    ds, problems = load_dataset(ROOT / "data", ROOT)
+    assert ds is not None, problems
+    rev = next(r for r in reversed(ds.revisions) if r.get("prices"))
+    prices = derive(ds).revision_prices[rev.id]
+    assert prices.done == {}
+    quoted = rev["prices"][0]["gpu"]
+    assert prices[quoted] and set(prices.done) == {quoted}
+    priced = {gid for gid, gpu in ds.gpus.items() if gpu.get("launch_price_usd")} | {p["gpu"] for p in rev.get("prices") or ()}
+    assert set(prices) == priced and len(prices) == len(priced)
+    assert prices.get("no-such-card") is None and "no-such-card" not in prices
