@@ -301,6 +301,38 @@ def test_nothing_moves_when_the_scripts_fill_the_page(server, browser, path):  #
     assert shift < 0.01
 
 
+PARTIAL_TABLE = """(sel) => {
+  const t = document.querySelector(sel);
+  const measure = () => ({caption: t.caption.getBoundingClientRect().height,
+    widths: [...t.tHead.rows[0].cells].map(c => Math.round(c.getBoundingClientRect().width))});
+  const whole = measure();
+  const rows = [...t.tBodies[0].rows];
+  rows.slice(3).forEach(r => r.remove());
+  const firstRows = measure();
+  const cells = [...t.tHead.rows[0].cells].slice(1);
+  rows.slice(0, 3).forEach(r => r.remove());
+  cells.forEach(c => c.remove());
+  const firstCell = measure();
+  return {whole, firstRows, firstCell};
+}"""
+
+
+@pytest.mark.parametrize("path", ["/gpus/", "/ko/gpus/", "/zh/gpus/"])
+def test_a_long_table_read_in_part_is_laid_out_as_the_whole(server, browser, path):  # noqa: F811
+    """While the browser reads a long table it lays out what it has read: the first rows, or
+    only the first heading. Neither may size differently from the whole table, or the page
+    moves when the rest comes: the columns of the first rows are as wide as with every row
+    (a long memory description further down once widened its column), and the caption is as
+    tall above the first heading alone as above every column."""
+    context = browser.new_context(viewport={"width": 412, "height": 823}, is_mobile=True, has_touch=True)
+    pg = context.new_page()
+    pg.goto(server + path)
+    got = pg.evaluate(PARTIAL_TABLE, "#gpu-table")
+    context.close()
+    assert got["firstRows"]["widths"] == got["whole"]["widths"]
+    assert got["firstCell"]["caption"] == got["whole"]["caption"]
+
+
 @pytest.mark.parametrize("lang", ["", "ko/", "zh/", "fr/"])
 def test_today_filters_round_trip_through_the_url(server, page, built_site, lang):  # noqa: F811
     """Today's cards: choosing a ranking, a budget and a memory floor re-ranks and hides rows and
