@@ -7,6 +7,8 @@ import functools
 import hashlib
 import logging
 import os
+import posixpath
+import re
 from pathlib import Path
 
 os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
@@ -167,7 +169,7 @@ def preloaded(config_file: Path, docs_dir: Path):
 
 
 def build(config_file: Path, overrides: dict, *, rebuild: set[str] | None = None, theme_pages: bool = True,
-          static: set[str] | None = None, search_index: bool = True) -> None:
+          static: set[str] | None = None, search_index: bool = True, narrow: bool = False) -> None:
     """``mkdocs build --strict`` with ``overrides`` applied to the top-level keys.
 
     ``rebuild``: the preview's build, in place (MkDocs' dirty build): only the pages at these
@@ -177,7 +179,26 @@ def build(config_file: Path, overrides: dict, *, rebuild: set[str] | None = None
     of the other files only those at these paths are copied and of the pages only those of
     ``rebuild`` are built (the caller knows which changed), without comparing every file's time
     with its copy's or looking for every page's HTML; with ``search_index`` off the pages built
-    are not indexed and the search index is left as it was (a later build indexes them)."""
+    are not indexed and the search index is left as it was (a later build indexes them).
+
+    ``narrow`` (with ``rebuild`` and ``static``: the preview's open page): MkDocs is told of the
+    files that page's build reads, not of every page of the site: the pages of ``rebuild``, the
+    navigation's pages, the pages and files their Markdown links to, and the files that are not
+    pages; its time no longer grows with the catalogue. The page comes out as a build that knew
+    every file makes it. Should MkDocs warn of anything (a link the narrowed list cannot resolve,
+    say), that build's HTML and messages are thrown away and the page is built again knowing
+    every file, so that what the reader sees and the terminal says are a full list's."""
+    _ready()
+    if narrow and rebuild is not None and static is not None:
+        with _warnings_held() as held:  # MkDocs consumes the dicts it validates: it gets a copy
+            _build(config_file, copy.deepcopy(overrides), rebuild, theme_pages, static, search_index, narrow=True)
+        if not held:
+            return
+    _build(config_file, overrides, rebuild, theme_pages, static, search_index, narrow=False)
+
+
+def _build(config_file: Path, overrides: dict, rebuild: set[str] | None, theme_pages: bool, static: set[str] | None,
+           search_index: bool, narrow: bool) -> None:
     from mkdocs.commands import build as mk
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
@@ -203,7 +224,8 @@ def build(config_file: Path, overrides: dict, *, rebuild: set[str] | None = None
 
         File.is_modified = is_modified
         mk.get_files = lambda config: _listed_files(config, original_get_files,
-                                                    None if static is None else rebuild | static)
+                                                    None if static is None else rebuild | static,
+                                                    rebuild if narrow else None)
     try:
         config = load_config(str(config_file), strict=not dirty, **overrides)
         privacy = config.plugins.get("material/privacy")
@@ -218,7 +240,9 @@ def build(config_file: Path, overrides: dict, *, rebuild: set[str] | None = None
         name = Path(config.docs_dir).name
         search_parser.use_segment_cache(kept and kept / f"search-segments-{name}.json", settings)
         search_parser.use_section_cache(kept and kept / f"search-sections-{name}.json")
-        use_render_cache(kept and kept / f"renders-{name}.json")
+        # a narrowed build's renders are not kept: they are keyed by every file's place, which that
+        # build does not list (and the open page's Markdown has just changed: there is none to find)
+        use_render_cache(None if narrow else kept and kept / f"renders-{name}.json")
         if dirty:
             index = Path(config.site_dir) / "search" / "search_index.json"
             before = index.read_text(encoding="utf-8") if index.is_file() and search_index else None
@@ -350,15 +374,19 @@ class _Logged(logging.Handler):
         self.any = True
 
 
-_LISTED: dict[tuple, tuple[dict, list]] = {}
+_LISTED: dict[tuple, tuple[dict, list, dict]] = {}
 
 
-def _listed_files(config, get_files, named: set[str] | None):
+def _listed_files(config, get_files, named: set[str] | None, pages: set[str] | None = None):
     """MkDocs' files of a preview build. With ``named`` (the open page's step: the paths the caller
     knows changed), the list the last build walked, when it holds every one of them: fresh copies
     of its File objects, without walking the pages folder (which holds every card's page) or
     matching every path against the exclusions again. Otherwise, or when a named path is new, the
-    folder is walked and the list kept for the next step."""
+    folder is walked and the list kept for the next step.
+
+    With ``pages`` as well (a narrowed build, see ``build``), of the kept list's pages only those
+    the build of ``pages`` reads (:func:`_reach`), in the list's order; every file that is not a
+    page stays."""
     from mkdocs.structure.files import Files
 
     key = (config.docs_dir, config.site_dir, config.use_directory_urls, str(config.exclude_docs))
@@ -366,9 +394,87 @@ def _listed_files(config, get_files, named: set[str] | None):
     if named is None or hit is None or not named <= hit[0].keys():
         files = get_files(config)
         kept = [copy.copy(f) for f in files]  # before any page is attached to them
-        _LISTED[key] = hit = ({f.src_uri: f for f in kept}, kept)
+        _LISTED[key] = hit = ({f.src_uri: f for f in kept}, kept, {})
         return files
-    return Files([copy.copy(f) for f in hit[1]])
+    by_uri, kept, known = hit
+    if pages is None:
+        return Files([copy.copy(f) for f in kept])
+    if not known:  # once per kept list: each path's place in it, and the files that are not pages
+        known["place"] = {f.src_uri: i for i, f in enumerate(kept)}
+        known["others"] = {f.src_uri for f in kept if not f.is_documentation_page()}
+    wanted = (_reach(config, pages, by_uri) | known["others"] | named) & by_uri.keys()
+    return Files([copy.copy(by_uri[uri]) for uri in sorted(wanted, key=known["place"].__getitem__)])
+
+# a Markdown link's or image's target, inline (``](x)``, ``](<x> "title")``) or as a reference
+# definition (``[x]: target``)
+_MD_LINK = re.compile(r"\]\(\s*<?([^)\s>]+)|^ {0,3}\[[^\]\n]+\]:\s*<?([^\s>]+)", re.M)
+
+
+def _reach(config, pages: set[str], listed: dict) -> set[str]:
+    """The documentation files a build of ``pages`` reads besides them: the home page, every page
+    of the navigation (each page's sidebar, its previous and next links), and what the pages'
+    Markdown links to (MkDocs resolves each link against the list of files). Paths relative to
+    the docs folder."""
+    out = set(pages) | {"index.md"} | set(_nav_paths(config.nav))
+    for uri in pages:
+        try:
+            text = Path(config.docs_dir, uri).read_text(encoding="utf-8")
+        except OSError:
+            continue
+        base = posixpath.dirname(uri)
+        for inline, reference in _MD_LINK.findall(text):
+            target = (inline or reference).split("#", 1)[0].split("?", 1)[0]
+            if not target or re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", target):
+                continue
+            path = target.lstrip("/") if target.startswith("/") else posixpath.normpath(posixpath.join(base, target))
+            out.add(path)
+            if not path.endswith(".md"):  # a link to a folder reaches its index page
+                out.add(posixpath.join(path, "index.md"))
+    return {p for p in out if p in listed}
+
+
+def _nav_paths(entries) -> list[str]:
+    """Every path named in MkDocs' ``nav`` configuration (titles and nesting dropped)."""
+    out = []
+    for entry in entries or ():
+        if isinstance(entry, str):
+            out.append(entry)
+        elif isinstance(entry, dict):
+            for value in entry.values():
+                out.extend(_nav_paths([value] if isinstance(value, str) else value))
+        elif isinstance(entry, list):
+            out.extend(_nav_paths(entry))
+    return out
+
+
+class _warnings_held:
+    """Every message of MkDocs and its plugins at WARNING or above, held back instead of shown;
+    true (a non-empty list) when there was one."""
+
+    def __enter__(self) -> list:
+        self.held: list = []
+        self.log = logging.getLogger("mkdocs")
+        self.filter = _Hold(self.held)
+        self.handlers = list(self.log.handlers)
+        for handler in self.handlers:  # _ready() gave the logger its own handler, not propagating
+            handler.addFilter(self.filter)
+        return self.held
+
+    def __exit__(self, *exc):
+        for handler in self.handlers:
+            handler.removeFilter(self.filter)
+
+
+class _Hold(logging.Filter):
+    def __init__(self, held: list):
+        super().__init__()
+        self.held = held
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno >= logging.WARNING:
+            self.held.append(record)
+            return False
+        return True
 
 
 ROWS_SUFFIX = ".rows.js"

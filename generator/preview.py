@@ -257,7 +257,9 @@ class Preview:
             static = None if lang in self.full else {p for p in self.pending[lang] if not p.endswith(".md")}
         # The search index is left to the next step, which builds the page again with the others
         # (reading and writing the whole index would cost the open page time that grows with it).
-        self._mkdocs(ds, lang, build, theme_pages=False, static=static, search_index=False)
+        # MkDocs is told of the files this page's build reads, not of every card's page (see
+        # mkdocs_glue.build), so the step does not grow with the catalogue.
+        self._mkdocs(ds, lang, build, theme_pages=False, static=static, search_index=False, narrow=True)
         with self._cond:
             self._fresh = (lang, md)
             self._cond.notify_all()
@@ -306,13 +308,13 @@ class Preview:
         self._say(f"every language is up to date ({total:.1f}s after the change)")
 
     def _mkdocs(self, ds, lang: str, rebuild: set[str], theme_pages: bool, static: set[str] | None = None,
-                search_index: bool = True) -> None:
+                search_index: bool = True, narrow: bool = False) -> None:
         from . import mkdocs_glue
 
         site = self._site_dir(lang)
         overrides = mkdocs_overrides(ds, lang, self.paths.build / "docs" / lang, site, self._base)
         mkdocs_glue.build(self.paths.root / "mkdocs.yml", overrides, rebuild=rebuild, theme_pages=theme_pages,
-                          static=static, search_index=search_index)
+                          static=static, search_index=search_index, narrow=narrow)
 
     def _remove(self, lang: str, gone: set[str]) -> None:
         """Pages of records that were deleted: their HTML goes too."""

@@ -346,3 +346,122 @@ def test_the_open_pages_step_reuses_the_last_listing_of_the_pages_unless_a_named
     assert len(walks) == 2 and fresh.get_file_from_path("gpus/b.md") is not None
     assert _listed_files(config, get_files, {"gpus/b.md"}).get_file_from_path("gpus/b.md") is not None
     assert len(walks) == 2
+
+
+# -- the open page's MkDocs build, told only of the files it reads ------------------------------
+
+NARROWED = [("en", "gpus/rtx-4090.md"), ("en", "models/llama-3-8b.md"), ("en", "gpus/index.md"), ("en", "index.md"),
+            ("ko", "revisions/2019-04-03.md"), ("zh", "calculators/memory-llm.md"), ("fr", "accuracy/index.md"),
+            ("fr", "diffs/2014-08-14_2014-09-28.md"), ("ko", "topics/compute-growth.md")]
+
+
+@pytest.fixture(scope="module")
+def copied_site(built_site, tmp_path_factory):
+    """A copy of the shipped data's four-language build (its pages' Markdown and its site), to
+    build pages into in place."""
+    from generator import mkdocs_glue
+
+    site, ds = built_site
+    base = tmp_path_factory.mktemp("narrow")
+    shutil.copytree(site.parent / "build" / "docs", base / "docs")
+    shutil.copytree(site, base / "site")
+    old = os.environ.get("SOURCE_DATE_EPOCH")
+    os.environ["SOURCE_DATE_EPOCH"] = EPOCH
+    mkdocs_glue.use_template_cache(base / "cache")
+    yield base, ds
+    if old is None:
+        os.environ.pop("SOURCE_DATE_EPOCH", None)
+    else:
+        os.environ["SOURCE_DATE_EPOCH"] = old
+
+
+def _build_page(base, ds, lang: str, md: str, narrow: bool) -> bytes:
+    from generator import mkdocs_glue
+    from generator.site import mkdocs_overrides, read_base_config
+
+    site = base / "site" if lang == "en" else base / "site" / lang
+    overrides = mkdocs_overrides(ds, lang, base / "docs" / lang, site, read_base_config(Paths()))
+    target = site / html_of(md)
+    target.unlink()
+    mkdocs_glue.build(ROOT / "mkdocs.yml", overrides, rebuild={md}, theme_pages=False, static=set(),
+                      search_index=False, narrow=narrow)
+    return target.read_bytes()
+
+
+def _told(monkeypatch) -> list[int]:
+    """How many pages each of MkDocs' lists of files holds, from here on."""
+    from generator import mkdocs_glue
+
+    counts, listed = [], mkdocs_glue._listed_files
+
+    def counting(*args, **kwargs):
+        files = listed(*args, **kwargs)
+        counts.append(len(files.documentation_pages()))
+        return files
+
+    monkeypatch.setattr(mkdocs_glue, "_listed_files", counting)
+    return counts
+
+
+@pytest.mark.parametrize("lang, md", NARROWED)
+def test_the_open_page_built_knowing_only_the_files_it_reads_is_the_page_a_full_list_gives(copied_site, monkeypatch,
+                                                                                           lang, md):
+    base, ds = copied_site
+    pages = sum(1 for _ in (base / "docs" / lang).rglob("*.md"))
+    told = _told(monkeypatch)
+    whole = _build_page(base, ds, lang, md, narrow=False)
+    narrowed = _build_page(base, ds, lang, md, narrow=True)
+    assert narrowed == whole
+    assert told[0] == pages  # the first build of the list walks the folder and knows every page
+    # the narrowed build knew the navigation's pages and the page's own links, not every card
+    assert len(told) == 2 and told[1] < pages / 3
+
+
+def test_a_narrowed_build_that_warns_is_built_again_knowing_every_file(copied_site, monkeypatch):
+    """When MkDocs warns during the narrowed build (here a link to a page the list left out), the
+    page is built again with the full list: its HTML is the full list's, and a warning that a full
+    list gives too (a link to no file at all) is shown once, by that second build."""
+    import logging
+
+    from generator import mkdocs_glue
+
+    base, ds = copied_site
+    md = "topics/compute-growth.md"
+    page = base / "docs" / "en" / md
+    page.write_text(page.read_text(encoding="utf-8") + "\n\n[broken](nowhere.md) and [a card](../gpus/rtx-2070.md)\n",
+                    encoding="utf-8")
+    whole = _build_page(base, ds, "en", md, narrow=False)
+    assert 'href="../../gpus/rtx-2070/"' in whole.decode("utf-8")
+
+    shown = []
+    handler = logging.Handler(logging.WARNING)
+    handler.emit = lambda record: shown.append(record.getMessage())
+    logging.getLogger("mkdocs").addHandler(handler)
+    told = _told(monkeypatch)
+    monkeypatch.setattr(mkdocs_glue, "_reach", lambda config, pages, listed: set(pages))  # links not followed
+    try:
+        again = _build_page(base, ds, "en", md, narrow=True)
+    finally:
+        logging.getLogger("mkdocs").removeHandler(handler)
+    assert again == whole
+    assert len(told) == 2 and told[0] < told[1]  # narrowed, then every page
+    assert len([m for m in shown if "nowhere.md" in m]) == 1
+    assert not [m for m in shown if "rtx-2070" in m]  # the narrowed build's own complaint is not shown
+
+
+def test_reach_follows_the_navigation_and_the_pages_markdown_links(tmp_path):
+    from types import SimpleNamespace
+
+    from generator.mkdocs_glue import _reach
+
+    (tmp_path / "gpus").mkdir()
+    (tmp_path / "gpus" / "a.md").write_text(
+        "[b](b.md) [rev](../revisions/r1.md#top \"title\") ![img](../assets/x.png) [out](https://example.org/c.md)\n"
+        "[d]: <../models/m.md>\n[folder](../topics/)\n[anchor](#here)\n", encoding="utf-8")
+    listed = {p: None for p in ("index.md", "gpus/a.md", "gpus/b.md", "gpus/c.md", "revisions/r1.md", "revisions/r2.md",
+                                "assets/x.png", "models/m.md", "topics/index.md", "nav/one.md", "nav/two.md")}
+    config = SimpleNamespace(docs_dir=str(tmp_path), nav=[{"Home": "index.md"}, {"Group": ["nav/one.md", {"Two": "nav/two.md"}]},
+                                                          {"Outside": "https://example.org/"}])
+    assert _reach(config, {"gpus/a.md"}, listed) == {
+        "index.md", "gpus/a.md", "gpus/b.md", "revisions/r1.md", "assets/x.png", "models/m.md", "topics/index.md",
+        "nav/one.md", "nav/two.md"}
