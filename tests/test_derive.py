@@ -354,3 +354,51 @@ def test_a_revisions_prices_are_worked_out_for_the_cards_read(shipped):
     priced = {gid for gid, gpu in ds.gpus.items() if gpu.get("launch_price_usd")} | {p["gpu"] for p in rev.get("prices") or ()}
     assert set(prices) == priced and len(prices) == len(priced)
     assert prices.get("no-such-card") is None and "no-such-card" not in prices
+
+
+def test_a_reload_with_no_revision_changed_keeps_the_advice_states_and_the_histories(tmp_path):
+    """What is computed from the revisions alone (the advice in force, each card's history) is
+    kept by the revision records: a reload after a card's edit gives the same answer objects; a
+    revision's edit gives new ones, which are what a fresh computation gives."""
+    import shutil
+
+    from generator.derive import Derived
+    from generator.diff import advice_states
+    from generator.history import history_index
+
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    first = Derived(load_dataset(data, tmp_path)[0])
+    states, history = first.states, first.history
+    card = data / "gpus" / "nvidia" / "rtx-4090.yaml"
+    card.write_text(card.read_text(encoding="utf-8").replace("tdp_w: 450", "tdp_w: 451"), encoding="utf-8")
+    second = Derived(load_dataset(data, tmp_path, changed=[card])[0])
+    assert second.ds.gpus["rtx-4090"]["tdp_w"] == 451
+    assert second.states is states and second.history is history
+    rev = data / "revisions" / "2019-04-03.yaml"
+    text = rev.read_text(encoding="utf-8")
+    assert "avoid: [titan-rtx, titan-v, titan-xp]" in text
+    rev.write_text(text.replace("avoid: [titan-rtx, titan-v, titan-xp]", "avoid: [titan-v, titan-xp]"), encoding="utf-8")
+    third = Derived(load_dataset(data, tmp_path, changed=[rev])[0])
+    assert third.history is not history and third.states is not states
+    assert third.history == history_index(third.ds, advice_states(third.ds))
+    was = [m for m in history["titan-rtx"] if m.date == "2019-04-03"]
+    now = [m for m in third.history.get("titan-rtx", []) if m.date == "2019-04-03"]
+    assert was[0].avoided and not (now and now[0].avoided)
+
+
+def test_the_open_pages_render_works_out_no_diff_of_a_page_it_does_not_render(shipped, monkeypatch):
+    """The diff pages' comparisons are worked out for the pages rendered: the preview's render of
+    one card's page (of 1,800 diff pages at a hundred times the data) computes none."""
+    from generator.derive import Derived
+    from generator.render import render_language
+
+    done = []
+    real = Derived.diff
+    monkeypatch.setattr(Derived, "diff", lambda self, a, b: done.append((a, b)) or real(self, a, b))
+    templates = ROOT / "templates" / "pages"
+    pages = render_language(shipped, "en", templates, only={"gpus/rtx-4090.md"})
+    assert [p.path for p in pages if p.path.endswith(".md")] == ["gpus/rtx-4090.md"] and done == []
+    a, b = shipped.revisions[-2].id, shipped.revisions[-1].id
+    pages = render_language(shipped, "en", templates, only={f"diffs/{a}_{b}.md"})
+    assert done == [(a, b)] and [p.path for p in pages] == [f"diffs/{a}_{b}.md"]
