@@ -124,6 +124,7 @@ class _Loader:
         self.today = today
         self.problems: list[Problem] = []
         self.refs: list[tuple[str, str, Document, tuple]] = []
+        self.fresh_refs: list[tuple[str, str, Document, tuple]] = []  # of the files written since the last load
         self.ds = Dataset()
         self.english_docs: dict[str, tuple] = {}  # relpath -> (schema, Record)
         self.broken: dict[str, set[str]] = collections.defaultdict(set)  # kind -> ids of unreadable files
@@ -157,6 +158,8 @@ class _Loader:
             checked[key] = (tuple(ctx.problems), tuple(ctx.refs))
         for kind, ident, kp in ctx.refs:
             self.refs.append((kind, ident, doc, kp))
+        if self.changed is not None and absolute in self.changed:
+            self.fresh_refs += ((kind, ident, doc, kp) for kind, ident, kp in ctx.refs)
         return doc, ctx
 
     def make_record(self, ident: str, path: Path, doc: Document, schema, rel: str | None = None) -> Record:
@@ -273,32 +276,37 @@ class _Loader:
         last = self.kept.get(key) if self.changed is not None else None
         # the same listing object: no file of the folder created, deleted or moved since it was made
         if last is not None and last[0] is files and not any(where[0] in self.changed for _, _, where in files):
-            _, added, broken, value = last
+            _, added, broken, value, _ = last
             self._replay(added)
             self.broken[kind.name] |= broken
             setattr(self.ds, kind.attr, value.copy())
             return
         mark = self._effects()
-        self._load_kind(kind, files)
+        # the same listing, some of its files written: what each unwritten file gave is replayed
+        files_before = last[4] if last is not None and last[0] is files else None
+        per_file = self._load_kind(kind, files, files_before)
         value = getattr(self.ds, kind.attr)
-        self.kept[key] = (files, self._since(mark), frozenset(self.broken[kind.name]), value.copy())
+        self.kept[key] = (files, self._since(mark), frozenset(self.broken[kind.name]), value.copy(), per_file)
 
-    def _load_kind(self, kind, files) -> None:
+    def _load_kind(self, kind, files, before: dict | None = None) -> dict:
+        """Every file of one kind, in the listing's order. ``before``: what each file gave at the
+        last load of the same listing (see ``_kind_file``); a file not written since gives that
+        again without being read or checked. Returns what each file gave this time."""
         seen: dict[str, Path] = {}
         loaded = []
+        given = {}
         for path, rel, where in files:
-            doc, ctx = self.read(path, kind.schema, where)
+            got = before.get(where[0]) if before is not None and where[0] not in self.changed else None
+            if got is None:
+                got = self._kind_file(kind, path, rel, where)
+            given[where[0]] = got
+            ident, doc, problems, refs = got
+            self.problems += problems
+            self.refs += refs
             if doc is None:  # unreadable: one problem, and nothing that depends on it is checked
                 self.broken[kind.name].add(path.stem)
                 self.broken_files[rel] = path
                 continue
-            if kind.ident == "date":
-                ident = rule_revision_date_matches_filename(path, doc, ctx)
-            else:
-                ident = rule_id_matches_filename(path, ctx)
-            if kind.name == "gpu":
-                rule_vendor_matches_folder(path, doc, ctx)
-            self.problems += ctx.problems
             if ident is None:
                 continue
             if ident in seen:
@@ -311,6 +319,26 @@ class _Loader:
         else:
             field_name = kind.order_field
             setattr(self.ds, kind.attr, sorted(loaded, key=lambda r: ((r.get(field_name, 0) if field_name else 0), r.id)))
+        return given
+
+    def _kind_file(self, kind, path: Path, rel: str, where: tuple[str, str]) -> tuple:
+        """What one record file gives, a pure function of its bytes and place: (its id or None, its
+        document or None when unreadable, the problems and the references found in it)."""
+        p, r = len(self.problems), len(self.refs)
+        doc, ctx = self.read(path, kind.schema, where)
+        if doc is not None:
+            if kind.ident == "date":
+                ident = rule_revision_date_matches_filename(path, doc, ctx)
+            else:
+                ident = rule_id_matches_filename(path, ctx)
+            if kind.name == "gpu":
+                rule_vendor_matches_folder(path, doc, ctx)
+            self.problems += ctx.problems
+        else:
+            ident = None
+        got = (ident, doc, tuple(self.problems[p:]), tuple(self.refs[r:]))
+        del self.problems[p:], self.refs[r:]  # the caller adds them, as it adds a replayed file's
+        return got
 
     def load_single(self, kind) -> None:
         path = self.data_dir / kind.folder
@@ -334,15 +362,51 @@ class _Loader:
         return set(value) if isinstance(value, dict) else {r.id for r in value}
 
     def check_refs(self) -> None:
-        known = {name: self.known_ids(name) for name in {kind for kind, *_ in self.refs}}
-        for kind, ident, doc, kp in self.refs:
+        """Every reference names a record that exists. What a reference gives depends only on it,
+        the ids that exist and the unreadable files: when those are what they were at the last
+        load, only the references of the files written since are checked, and every other file
+        gives what it gave then (the preview's reload: 200,000 references at a hundred times the
+        data, those of one card's file new)."""
+        last = self.kept.get(("refs",)) if self.changed is not None else None
+        if last is not None:
+            kinds, signature, outcomes = last
+            if {kind for kind, *_ in self.fresh_refs} <= kinds and self._ref_signature(kinds) == signature:
+                written = {self.shown(Path(p)) for p in self.changed}
+                outcomes = {path: o for path, o in outcomes.items() if path not in written}
+                self._give_refs(kinds, self._check_refs(self.fresh_refs, kinds, outcomes))
+                return
+        kinds = frozenset(kind for kind, *_ in self.refs)
+        self._give_refs(kinds, self._check_refs(self.refs, kinds, {}))
+
+    def _ref_signature(self, kinds) -> tuple:
+        return (tuple((name, frozenset(self.known_ids(name))) for name in sorted(kinds)),
+                tuple(sorted((name, frozenset(ids)) for name, ids in self.broken.items() if ids)))
+
+    def _check_refs(self, refs, kinds, outcomes: dict) -> dict:
+        """``outcomes`` (a file's path as problems name it -> (problems, unreadable files it could
+        not be checked against)) with what ``refs`` give added."""
+        known = {name: self.known_ids(name) for name in kinds}
+        added: dict[str, tuple[list, list]] = {}
+        for kind, ident, doc, kp in refs:
             if ident in known[kind]:
                 continue
+            problems, unchecked = added.setdefault(doc.path, ([], []))
             if ident in self.broken[kind] or "*" in self.broken[kind]:
-                self.unchecked[self._broken_path(kind, ident)] += 1
+                unchecked.append(self._broken_path(kind, ident))
                 continue
-            self.problems.append(Problem(doc.path, doc.line(kp), dotted(kp),
-                                         f"unknown {kind} id {ident!r}{_near(ident, known[kind])}"))
+            problems.append(Problem(doc.path, doc.line(kp), dotted(kp),
+                                    f"unknown {kind} id {ident!r}{_near(ident, known[kind])}"))
+        for path, (problems, unchecked) in added.items():
+            before = outcomes.get(path, ((), ()))
+            outcomes[path] = (before[0] + tuple(problems), before[1] + tuple(unchecked))
+        return outcomes
+
+    def _give_refs(self, kinds, outcomes: dict) -> None:
+        for problems, unchecked in outcomes.values():
+            self.problems += problems
+            for path in unchecked:
+                self.unchecked[path] += 1
+        self.kept[("refs",)] = (kinds, self._ref_signature(kinds), outcomes)
 
     def _broken_path(self, kind: str, ident: str) -> Path:
         folder = BY_NAME[kind].folder

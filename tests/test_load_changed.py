@@ -66,9 +66,10 @@ def _reads(tree, monkeypatch) -> list[str]:
     return reads
 
 
-def test_a_reload_visits_only_the_folder_that_changed_and_the_translations_of_what_changed(tree, monkeypatch):
-    """The other folders and the translations of unchanged records give what they gave at the
-    last load, without visiting each file; the answer is a full load's."""
+def test_a_reload_visits_only_the_file_that_changed_and_the_translations_of_what_changed(tree, monkeypatch):
+    """The other files (of other folders or of the same one) and the translations of unchanged
+    records give what they gave at the last load, without visiting each file; the answer is a
+    full load's."""
     from generator.validate import stale_translations
 
     tree.write("translations/ko/gpus/nvidia/rtx-2070.yaml",
@@ -77,8 +78,8 @@ def test_a_reload_visits_only_the_folder_that_changed_and_the_translations_of_wh
     tree.set("gpus/nvidia/rtx-2070.yaml", "notes", "A fixture card, edited.")
     reads = _reads(tree, monkeypatch)
     told = load_dataset(tree.data, tree.root, today=TODAY, changed=[tree.path("gpus/nvidia/rtx-2070.yaml")])
-    assert sorted(reads) == ["gpus/nvidia/gtx-1060-6gb.yaml", "gpus/nvidia/rtx-2070.yaml", "personas.yaml",
-                             "translations/ko/gpus/nvidia/rtx-2070.yaml", "ui.yaml"]
+    assert sorted(reads) == ["gpus/nvidia/rtx-2070.yaml", "personas.yaml", "translations/ko/gpus/nvidia/rtx-2070.yaml",
+                             "ui.yaml"]
     full = load_dataset(tree.data, tree.root, today=TODAY)
     assert told[0] is not None and told == full
     assert told[0].gpus["rtx-2070"]["notes"] == "A fixture card, edited."
@@ -115,7 +116,7 @@ def test_what_a_load_kept_outlives_the_loads_of_other_data_folders(tree, tmp_pat
     tree.set("gpus/nvidia/rtx-2070.yaml", "notes", "A fixture card, edited.")
     reads = _reads(tree, monkeypatch)
     told = load_dataset(tree.data, tree.root, today=TODAY, changed=[tree.path("gpus/nvidia/rtx-2070.yaml")])
-    assert sorted(reads) == ["gpus/nvidia/gtx-1060-6gb.yaml", "gpus/nvidia/rtx-2070.yaml", "personas.yaml", "ui.yaml"]
+    assert sorted(reads) == ["gpus/nvidia/rtx-2070.yaml", "personas.yaml", "ui.yaml"]
     assert told == load_dataset(tree.data, tree.root, today=TODAY)
 
 
@@ -129,3 +130,68 @@ def test_the_folder_used_least_recently_is_dropped_whole():
     memory.folder(("new",))
     assert memory.folder((0,)) == {("kind", "gpu"): 0}
     assert memory.folder((1,)) == {}  # the least recently used went, with all it held
+
+
+def test_an_unwritten_file_beside_the_written_one_gives_its_problems_again_without_being_read(tree, monkeypatch):
+    """In the folder of the file written, each other file gives what it gave at the last load
+    (its problems, its references, an unreadable file's one problem and the records that then go
+    unchecked) without being read: the answer is a full load's, for a problem of the file
+    written, of a file beside it, and for both."""
+    tree.set("gpus/nvidia/gtx-1060-6gb.yaml", "memory_gb", "six")
+    tree.write("gpus/nvidia/broken-card.yaml", "name: [unclosed\n")
+    tree.write("translations/ko/gpus/nvidia/broken-card.yaml", 'notes:\n  text: "x"\n  source: "000000000000"\n')
+    first = _load(tree)
+    assert first[0] is None and any("gtx-1060-6gb.yaml" in p and "memory_gb" in p for p in first[1])
+    assert any("broken-card.yaml" in p for p in first[1])
+    for old, new in (("A fixture", "An edited fixture"), ("memory_gb: 8", "memory_gb: eight")):
+        path = tree.path("gpus/nvidia/rtx-2070.yaml")
+        text = path.read_text(encoding="utf-8")
+        assert old in text
+        path.write_text(text.replace(old, new, 1), encoding="utf-8")
+        reads = _reads(tree, monkeypatch)
+        told = _load(tree, [path])
+        monkeypatch.undo()
+        assert "gpus/nvidia/gtx-1060-6gb.yaml" not in reads and "gpus/nvidia/broken-card.yaml" not in reads
+        assert told == _load(tree)
+    assert any("rtx-2070.yaml" in p and "memory_gb" in p for p in told[1])
+    # and the file beside it fixed: a full listing's answer again once it is named
+    tree.set("gpus/nvidia/gtx-1060-6gb.yaml", "memory_gb", "6")
+    assert _load(tree, [tree.path("gpus/nvidia/gtx-1060-6gb.yaml")]) == _load(tree)
+
+
+def test_references_are_checked_again_only_in_the_files_written_while_the_ids_stay(tree, monkeypatch):
+    """A reload checks the references of the files written; the others give their last answer,
+    unless the records that exist or the unreadable files changed: then every reference is
+    checked again. Each answer is a full load's."""
+    from generator.validate import _Loader
+
+    rev = "revisions/2019-04-03.yaml"
+    checked = []
+    real = _Loader._check_refs
+    monkeypatch.setattr(_Loader, "_check_refs", lambda self, refs, *a: checked.append(len(refs)) or real(self, refs, *a))
+    full = _load(tree)
+    assert full[0] is not None
+    every = checked[-1]
+    assert every >= 2
+    # a reference to a card that does not exist, in the file written
+    tree.write(rev, tree.read(rev).replace("gpus: [rtx-2070]", "gpus: [rtx-2070, no-such-card]"))
+    told = _load(tree, [tree.path(rev)])
+    assert told == _load(tree)
+    assert any(rev in p and "no-such-card" in p for p in told[1])
+    # another file written: the revision's problem is given again, its references not checked
+    tree.set("gpus/nvidia/gtx-1060-6gb.yaml", "notes", "Edited.")
+    checked.clear()
+    told = _load(tree, [tree.path("gpus/nvidia/gtx-1060-6gb.yaml")])
+    assert checked == [0] and told == _load(tree)
+    assert any(rev in p and "no-such-card" in p for p in told[1])
+    # a card's file made unreadable: the ids changed, every reference is checked again
+    card = "gpus/nvidia/rtx-2070.yaml"
+    tree.write(card, "name: [unclosed\n")
+    checked.clear()
+    told = _load(tree, [tree.path(card)])
+    assert checked[0] > 1 and told == _load(tree)
+    assert any("rtx-2070.yaml" in p and "were not checked" in p for p in told[1])
+    # and the reference fixed
+    tree.write(rev, tree.read(rev).replace("gpus: [rtx-2070, no-such-card]", "gpus: [rtx-2070]"))
+    told = _load(tree, [tree.path(rev)])
+    assert told == _load(tree) and not any("no-such-card" in p for p in told[1])
