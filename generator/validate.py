@@ -125,6 +125,7 @@ class _Loader:
         self.problems: list[Problem] = []
         self.refs: list[tuple[str, str, Document, tuple]] = []
         self.fresh_refs: list[tuple[str, str, Document, tuple]] = []  # of the files written since the last load
+        self.english_read: set[str] = set()  # records read (not replayed) by this load, by path in data/
         self.ds = Dataset()
         self.english_docs: dict[str, tuple] = {}  # relpath -> (schema, Record)
         self.broken: dict[str, set[str]] = collections.defaultdict(set)  # kind -> ids of unreadable files
@@ -299,6 +300,7 @@ class _Loader:
             got = before.get(where[0]) if before is not None and where[0] not in self.changed else None
             if got is None:
                 got = self._kind_file(kind, path, rel, where)
+                self.english_read.add(rel)
             given[where[0]] = got
             ident, doc, problems, refs = got
             self.problems += problems
@@ -344,6 +346,7 @@ class _Loader:
         path = self.data_dir / kind.folder
         if not path.is_file() and kind.optional:
             return
+        self.english_read.add(kind.folder)  # read again on every load: its translations are looked at again too
         if not path.is_file():
             self.problem(path, 1, "", f"missing: data/{kind.folder} is required")
             return
@@ -462,6 +465,9 @@ class _Loader:
         listing = self.listed(("translations",), self._walk_translations)
         key = ("translations",)
         last = self.kept.get(key) if self.changed is not None else None
+        if last is not None and last[0] is listing and last[2] is not None:
+            self._translations_again(key, *last)
+            return
         last = last[1] if last is not None and last[0] is listing else None
         done = []
         for i, (lang, path, rel, where) in enumerate(listing):
@@ -489,7 +495,71 @@ class _Loader:
             self.load_translation(path, rel, where, table)
             done.append((record, unreadable, tuple(self.problems[p:]), tuple(self.refs[r:]),
                          sum(self.unchecked.values()) != before, table.get(rel, _MISSING)))
-        self.kept[key] = (listing, done)
+        self._keep_translations(key, listing, done)
+
+    def _keep_translations(self, key: tuple, listing, done: list) -> None:
+        """What this load of the translations gave, for the next: each file's answer, the tables,
+        and what the files gave besides entries (problems, references, what went unchecked) of
+        the files that gave any (few)."""
+        tables = {lang: dict(table) for lang, table in self.ds.translations.items()}
+        given = {i: was for i, was in enumerate(done) if was is not None and (was[2] or was[3] or was[4])}
+        self.kept[key] = (listing, done, tables, given)
+
+    def _translations_again(self, key: tuple, listing, done: list, tables: dict, given: dict) -> None:
+        """The translations when the last load's listing holds: the last tables and what the files
+        gave, with only the files to look at again read again: a translation file written, or
+        the translation of an English record that may have changed (its file written; the
+        single files such as ui.yaml are always read again). Each such file is read and checked
+        as a full load does; an entry keeps its place in its table."""
+        where_of = self.kept.get(("translations-index",))
+        if where_of is None or where_of[0] is not listing:
+            by_abs, by_rel = {}, {}
+            for i, (_, path, rel, where) in enumerate(listing):
+                if path is not None:
+                    by_abs[where[0]] = i
+                    by_rel.setdefault(rel, []).append(i)
+            where_of = self.kept[("translations-index",)] = (listing, by_abs, by_rel)
+        _, by_abs, by_rel = where_of
+        look = {by_abs[p] for p in self.changed if p in by_abs}
+        for rel in self.english_read:
+            look.update(by_rel.get(rel, ()))
+        done, given, redone = list(done), dict(given), set()
+        for lang, table in tables.items():
+            self.ds.translations[lang] = dict(table)
+        for i in sorted(look):
+            lang, path, rel, where = listing[i]
+            table = self.ds.translations.setdefault(lang, {})
+            english = self.english_docs.get(rel)
+            record = english[1] if english is not None else None
+            unreadable = self.broken_files.get(rel)
+            was = done[i]
+            if was is not None and was[0] is record and was[1] is unreadable and where[0] not in self.changed:
+                continue
+            p, r = len(self.problems), len(self.refs)
+            before = sum(self.unchecked.values())
+            fresh: dict = {}
+            self.load_translation(path, rel, where, fresh)
+            entries = fresh.get(rel, _MISSING)
+            if entries is _MISSING:
+                table.pop(rel, None)
+            else:
+                table[rel] = entries
+            now = (record, unreadable, tuple(self.problems[p:]), tuple(self.refs[r:]),
+                   sum(self.unchecked.values()) != before, entries)
+            done[i] = now
+            redone.add(i)
+            given.pop(i, None)
+            if now[2] or now[3] or now[4]:
+                given[i] = now
+        for i, was in sorted(given.items()):
+            if i in redone:  # what it gave is in already
+                continue
+            _, unreadable, problems, refs, unchecked, _ = was
+            self.problems += problems
+            self.refs += refs
+            if unchecked:
+                self.unchecked[unreadable] += 1
+        self.kept[key] = (listing, done, {lang: dict(t) for lang, t in self.ds.translations.items()}, given)
 
     def _walk_translations(self) -> list[tuple]:
         """(language, None, None, None) for each language's folder, then (language, file, its path

@@ -195,3 +195,27 @@ def test_references_are_checked_again_only_in_the_files_written_while_the_ids_st
     tree.write(rev, tree.read(rev).replace("gpus: [rtx-2070, no-such-card]", "gpus: [rtx-2070]"))
     told = _load(tree, [tree.path(rev)])
     assert told == _load(tree) and not any("no-such-card" in p for p in told[1])
+
+
+def test_translations_of_a_record_made_unreadable_and_mended_are_what_a_full_load_gives(tree, monkeypatch):
+    """The translations of the file written are looked at again, the others replayed: while the
+    English record cannot be read its translation is not checked (a note on the English file),
+    and once mended it is checked again; every answer is a full load's."""
+    tree.write("translations/ko/gpus/nvidia/rtx-2070.yaml", 'notes:\n  text: "시험용 카드입니다."\n  source: "000000000000"\n')
+    tree.set("gpus/nvidia/gtx-1060-6gb.yaml", "notes", "Another fixture card.")
+    tree.write("translations/fr/gpus/nvidia/gtx-1060-6gb.yaml", 'notes:\n  text: "Une carte."\n  source: "000000000000"\n')
+    _load(tree)
+    card = tree.path("gpus/nvidia/rtx-2070.yaml")
+    good = card.read_text(encoding="utf-8")
+    card.write_text("name: [unclosed\n", encoding="utf-8")
+    reads = _reads(tree, monkeypatch)
+    told = _load(tree, [card])
+    monkeypatch.undo()
+    assert "translations/ko/gpus/nvidia/rtx-2070.yaml" in reads
+    assert "translations/fr/gpus/nvidia/gtx-1060-6gb.yaml" not in reads
+    assert told == _load(tree) and any("rtx-2070.yaml" in p and "were not checked" in p for p in told[1])
+    card.write_text(good, encoding="utf-8")
+    told = _load(tree, [card])
+    assert told == _load(tree) and told[0] is not None
+    assert told[0].translations["ko"]["gpus/nvidia/rtx-2070.yaml"]["notes"].text == "시험용 카드입니다."
+    assert told[0].translations["fr"]["gpus/nvidia/gtx-1060-6gb.yaml"]["notes"].text == "Une carte."
