@@ -402,3 +402,28 @@ def test_the_open_pages_render_works_out_no_diff_of_a_page_it_does_not_render(sh
     a, b = shipped.revisions[-2].id, shipped.revisions[-1].id
     pages = render_language(shipped, "en", templates, only={f"diffs/{a}_{b}.md"})
     assert done == [(a, b)] and [p.path for p in pages] == [f"diffs/{a}_{b}.md"]
+
+
+def test_the_measurements_are_grouped_again_only_when_a_measurement_file_changed(tmp_path):
+    """A reload after a card's edit finds each card's measured rows without going through every
+    row again (the same grouping); a measurement file's edit groups them again, as a fresh load
+    would."""
+    import shutil
+
+    from generator.derive import Derived, _index_rows
+
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    first = Derived(load_dataset(data, tmp_path)[0])
+    by_gpu = first._rows_by("gpu")
+    card = data / "gpus" / "nvidia" / "rtx-4090.yaml"
+    card.write_text(card.read_text(encoding="utf-8").replace("tdp_w: 450", "tdp_w: 451"), encoding="utf-8")
+    second = Derived(load_dataset(data, tmp_path, changed=[card])[0])
+    assert second._rows_by("gpu") is by_gpu
+    path = next(p for p in sorted((data / "measurements").glob("*.yaml")) if "rtx-4090" in p.read_text(encoding="utf-8"))
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("gpu: rtx-4090", "gpu: rtx-3090", 1), encoding="utf-8")
+    third = Derived(load_dataset(data, tmp_path, changed=[path])[0])
+    regrouped = third._rows_by("gpu")
+    assert regrouped is not by_gpu and regrouped == _index_rows(third.bundle.measurements, "gpu")
+    assert len(regrouped["rtx-4090"]) == len(by_gpu["rtx-4090"]) - 1
