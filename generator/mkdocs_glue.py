@@ -186,12 +186,15 @@ def build(config_file: Path, overrides: dict, *, rebuild: set[str] | None = None
     navigation's pages, the pages and files their Markdown links to, and the files that are not
     pages; its time no longer grows with the catalogue. The page comes out as a build that knew
     every file makes it. Should MkDocs warn of anything (a link the narrowed list cannot resolve,
-    say), that build's HTML and messages are thrown away and the page is built again knowing
-    every file, so that what the reader sees and the terminal says are a full list's."""
+    say) or fail, that build's HTML and messages are thrown away and the page is built again
+    knowing every file, so that what the reader sees and the terminal says are a full list's."""
     _ready()
     if narrow and rebuild is not None and static is not None:
         with _warnings_held() as held:  # MkDocs consumes the dicts it validates: it gets a copy
-            _build(config_file, copy.deepcopy(overrides), rebuild, theme_pages, static, search_index, narrow=True)
+            try:
+                _build(config_file, copy.deepcopy(overrides), rebuild, theme_pages, static, search_index, narrow=True)
+            except Exception as exc:  # noqa: BLE001 - the build that knows every file says what is wrong
+                held.append(exc)
         if not held:
             return
     _build(config_file, overrides, rebuild, theme_pages, static, search_index, narrow=False)

@@ -465,3 +465,19 @@ def test_reach_follows_the_navigation_and_the_pages_markdown_links(tmp_path):
     assert _reach(config, {"gpus/a.md"}, listed) == {
         "index.md", "gpus/a.md", "gpus/b.md", "revisions/r1.md", "assets/x.png", "models/m.md", "topics/index.md",
         "nav/one.md", "nav/two.md"}
+
+
+def test_a_narrowed_build_that_fails_is_built_again_knowing_every_file(copied_site, monkeypatch):
+    from generator import mkdocs_glue
+
+    base, ds = copied_site
+    md = "gpus/rtx-2070.md"
+    whole = _build_page(base, ds, "en", md, narrow=False)
+
+    def broken(config, pages, listed):
+        raise RuntimeError("a narrowed list that cannot be made")
+
+    monkeypatch.setattr(mkdocs_glue, "_reach", broken)
+    told = _told(monkeypatch)
+    assert _build_page(base, ds, "en", md, narrow=True) == whole
+    assert len(told) == 1  # the narrowed list was never made; the full one was
