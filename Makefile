@@ -102,7 +102,7 @@ bench: dev-venv node_modules/.installed browser
 	$(BIN)/python -m benchmarks.calc_bench
 	$(BIN)/python -m benchmarks.estimate_bench
 	$(BIN)/python -m benchmarks.holdout
-	$(BIN)/python -m benchmarks.preview_bench --json build/bench/preview.json
+	$(BIN)/python -m benchmarks.preview_bench --scales 1,10,100 --json build/bench/preview.json
 	$(BIN)/python -m benchmarks.page_bytes --json build/bench/page_bytes.json
 	$(BIN)/python -m benchmarks.lighthouse_bench --json build/bench/lighthouse.json
 	$(BIN)/python -m benchmarks.budgets

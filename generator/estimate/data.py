@@ -107,15 +107,24 @@ ENGINE_GPU_FIELDS = frozenset({
 })
 
 
+def _engine_dict(record, ident: str) -> dict:
+    """``record_dict(record, ident)``, kept on the record: a reload of unchanged files gives the
+    same records (generator.validate), and its bundle the same dicts, which nothing modifies."""
+    kept = record.__dict__.get("_engine_dict")
+    if kept is None or kept[0] != ident:
+        kept = record.__dict__["_engine_dict"] = (ident, record_dict(record, ident))
+    return kept[1]
+
+
 def from_dataset(ds, data_dir: Path | None = None) -> Bundle:
     b = Bundle()
-    b.gpus = {gid: record_dict(rec, gid) for gid, rec in sorted(ds.gpus.items())}
+    b.gpus = {gid: _engine_dict(rec, gid) for gid, rec in sorted(ds.gpus.items())}
     b.revisions = [record_dict(rec) for rec in ds.revisions]
     models = getattr(ds, "models", None)
     measurements = getattr(ds, "measurements", None)
     data_dir = Path(data_dir or "data")
     if models is not None:
-        b.models = {mid: record_dict(rec, mid) for mid, rec in sorted(models.items())}
+        b.models = {mid: _engine_dict(rec, mid) for mid, rec in sorted(models.items())}
     else:
         b.models = {k: dict(v, id=k) for k, v in _read_folder(data_dir / "models", data_dir.parent, b.problems).items()}
     if measurements is not None:
