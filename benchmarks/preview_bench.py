@@ -4,8 +4,9 @@
    page ``/gpus/rtx-4090/`` open; each round saves a change to ``gpus/nvidia/rtx-4090.yaml``
    and polls the page until it shows the change. Five rounds, each after the previous change
    reached every language; median and worst.
-2. **The open page's step at 1x and 10x** (in-process, English, told of each write as the
-   watcher tells it under ``serve``): how the first step's time grows with the catalogue.
+2. **The open page's step at 1x, 10x and 100x** (in-process, English, told of each write as the
+   watcher tells it under ``serve``): how the first step's time grows with the catalogue, split
+   into loading the data again, rendering the page and MkDocs' build of it.
 3. **Four languages against one**: a full build of the four languages and one of English alone,
    in three interleaved pairs (the median of their ratios), and whether English came out
    byte-identical both ways; measured twice: as a contributor runs it (a new process per build,
@@ -87,23 +88,47 @@ def serve_latency(tmp: Path) -> list[float]:
     return times
 
 
-def first_step(factor: int, tmp: Path) -> list[float]:
-    from generator.preview import Preview
+def first_step(factor: int, tmp: Path, parts: dict | None = None) -> list[float]:
+    """The open page's step of each edit; ``parts`` gets, per edit, the seconds of its three
+    parts: loading the data again, rendering the page, and MkDocs' build of it."""
+    from generator import preview as pv_module
 
     data = synth.make(ROOT / "data", tmp / f"pv-data-{factor}", factor)
-    pv = Preview(Paths(root=ROOT, data=data, build=tmp / f"pv-build-{factor}", site=tmp / f"pv-site-{factor}"),
-                 out=io.StringIO(), langs=["en"])
+    pv = pv_module.Preview(Paths(root=ROOT, data=data, build=tmp / f"pv-build-{factor}", site=tmp / f"pv-site-{factor}"),
+                           out=io.StringIO(), langs=["en"])
     pv.start()
     pv.watched()  # as under `serve`, where the watcher reports each file written
     pv.seen("/gpus/rtx-4090/")
-    times = []
-    for i in range(ROUNDS):
-        _tdp(data / GPU, 601 + i)
-        pv.saw("modified", str(data / GPU))
-        pv.update()
-        times.append(pv.changes[-1].steps[0].seconds)
-        while not pv.changes[-1].done:
-            time.sleep(0.1)
+    times, split = [], {"load": [], "render": [], "mkdocs": []}
+    timed = {"load": pv_module.load_or_fail, "render": pv_module.generate_language, "mkdocs": pv._mkdocs}
+    laps: dict[str, list[float]] = {}
+
+    def lap(name, fn):
+        def run(*args, **kwargs):
+            t0 = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                laps.setdefault(name, []).append(time.perf_counter() - t0)
+        return run
+
+    pv_module.load_or_fail, pv_module.generate_language = lap("load", timed["load"]), lap("render", timed["render"])
+    pv._mkdocs = lap("mkdocs", timed["mkdocs"])
+    try:
+        for i in range(ROUNDS):
+            laps.clear()
+            _tdp(data / GPU, 601 + i)
+            pv.saw("modified", str(data / GPU))
+            pv.update()
+            times.append(pv.changes[-1].steps[0].seconds)
+            for name in split:  # the first call of each is the open page's step; the rest, the background's
+                split[name].append(laps[name][0])
+            while not pv.changes[-1].done:
+                time.sleep(0.1)
+    finally:
+        pv_module.load_or_fail, pv_module.generate_language = timed["load"], timed["render"]
+    if parts is not None:
+        parts[str(factor)] = split
     return times
 
 
@@ -187,14 +212,18 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="whichgpu-preview-") as tmp:
         tmp = Path(tmp)
         result = {"serve": serve_latency(tmp)}
-        result["first_step"] = {f: first_step(int(f), tmp) for f in args.scales.split(",")}
+        result["first_step_parts"] = {}
+        result["first_step"] = {f: first_step(int(f), tmp, result["first_step_parts"]) for f in args.scales.split(",")}
         result["builds"] = four_against_one(tmp)
         result["commands"] = four_against_one_commands(tmp)
     s, b, c = result["serve"], result["builds"], result["commands"]
     print(f"preview, save to page shown (serve, 1x): median {statistics.median(s):.2f}s, worst {max(s):.2f}s "
           f"over {len(s)} edits (budget 1.5s)")
     for factor, times in result["first_step"].items():
-        print(f"preview, the open page's step ({factor}x, in-process): median {statistics.median(times):.2f}s")
+        split = result["first_step_parts"][factor]
+        print(f"preview, the open page's step ({factor}x, in-process): median {statistics.median(times):.3f}s "
+              f"(load {statistics.median(split['load']):.3f}s, render {statistics.median(split['render']):.3f}s, "
+              f"MkDocs {statistics.median(split['mkdocs']):.3f}s)")
     print(f"full build: four languages {b['four']:.1f}s, English alone {b['one']:.1f}s (medians), ratio {b['ratio']:.2f}x, "
           f"median of {len(b['ratios'])} interleaved pairs ({', '.join(f'{r:.2f}' for r in b['ratios'])}) "
           f"on {b['cores']} cores; English byte-identical both ways: {b['identical']}")
