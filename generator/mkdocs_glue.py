@@ -21,7 +21,7 @@ class BuildFailed(Exception):
 
 _CACHE_DIR: Path | None = None
 _TEMPLATE_LISTS: dict[tuple, list] = {}
-_PREVIEW = {"skip_theme_pages": False, "keep_lists": False}
+_PREVIEW = {"skip_theme_pages": False, "keep_lists": False, "narrow": False}
 
 
 def use_template_cache(folder: Path) -> None:
@@ -243,9 +243,11 @@ def _build(config_file: Path, overrides: dict, rebuild: set[str] | None, theme_p
         name = Path(config.docs_dir).name
         search_parser.use_segment_cache(kept and kept / f"search-segments-{name}.json", settings)
         search_parser.use_section_cache(kept and kept / f"search-sections-{name}.json")
-        # a narrowed build's renders are not kept: they are keyed by every file's place, which that
-        # build does not list (and the open page's Markdown has just changed: there is none to find)
-        use_render_cache(None if narrow else kept and kept / f"renders-{name}.json")
+        use_render_cache(kept and kept / f"renders-{name}.json")
+        # a narrowed build neither finds nor keeps renders: they are keyed by every file's place,
+        # which that build does not list (and the open page's Markdown has just changed: there is
+        # none to find); the kept ones stay loaded for the next build
+        _PREVIEW["narrow"] = narrow
         if dirty:
             index = Path(config.site_dir) / "search" / "search_index.json"
             before = index.read_text(encoding="utf-8") if index.is_file() and search_index else None
@@ -262,7 +264,7 @@ def _build(config_file: Path, overrides: dict, rebuild: set[str] | None, theme_p
         raise BuildFailed(str(exc)) from exc
     finally:
         mk._build_theme_template, File.is_modified, mk.get_files = original_theme_page, original_modified, original_get_files
-        _PREVIEW["skip_theme_pages"] = False
+        _PREVIEW["skip_theme_pages"] = _PREVIEW["narrow"] = False
 
 
 # MkDocs' render of each page's Markdown (its HTML, table of contents, title and anchors), kept
@@ -327,7 +329,7 @@ def _patch_render() -> None:
     original = Page.render
 
     def render(self, config, files):
-        if _RENDERS is None or self.markdown is None or _NEUTRAL in self.markdown:
+        if _RENDERS is None or _PREVIEW["narrow"] or self.markdown is None or _NEUTRAL in self.markdown:
             return original(self, config, files)
         from .mkdocs_hooks import stash_token
 

@@ -481,3 +481,18 @@ def test_a_narrowed_build_that_fails_is_built_again_knowing_every_file(copied_si
     told = _told(monkeypatch)
     assert _build_page(base, ds, "en", md, narrow=True) == whole
     assert len(told) == 1  # the narrowed list was never made; the full one was
+
+
+def test_a_narrowed_build_neither_finds_nor_keeps_renders_and_leaves_the_kept_ones_loaded(copied_site):
+    """The renders kept between builds are keyed by every file's place: a narrowed build does not
+    use them, and the next build finds them still loaded (at a hundred times the data, reading
+    them again from disk would cost the background step seconds)."""
+    from generator import mkdocs_glue
+
+    base, ds = copied_site
+    _build_page(base, ds, "en", "gpus/rtx-4090.md", narrow=False)
+    kept = mkdocs_glue._RENDERS
+    assert kept is not None and kept.used
+    used = dict(kept.used)
+    _build_page(base, ds, "en", "gpus/rtx-4090.md", narrow=True)
+    assert mkdocs_glue._RENDERS is kept and kept.used == used
