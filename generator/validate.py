@@ -125,6 +125,7 @@ class _Loader:
         self.problems: list[Problem] = []
         self.refs: list[tuple[str, str, Document, tuple]] = []
         self.fresh_refs: list[tuple[str, str, Document, tuple]] = []  # of the files written since the last load
+        self.written: set[str] = set()  # those files, as problems name them
         self.english_read: set[str] = set()  # records read (not replayed) by this load, by path in data/
         self.ds = Dataset()
         self.english_docs: dict[str, tuple] = {}  # relpath -> (schema, Record)
@@ -143,6 +144,8 @@ class _Loader:
         """``where``: the file's absolute path and its path as problems name it, when known."""
         absolute, shown = where or (os.path.abspath(path), self.shown(path))
         unchanged = self.changed is not None and absolute not in self.changed
+        if self.changed is not None and not unchanged:
+            self.written.add(shown)
         doc, problems = load_file(path, shown, unchanged)
         self.problems += problems
         if doc is None:
@@ -159,7 +162,7 @@ class _Loader:
             checked[key] = (tuple(ctx.problems), tuple(ctx.refs))
         for kind, ident, kp in ctx.refs:
             self.refs.append((kind, ident, doc, kp))
-        if self.changed is not None and absolute in self.changed:
+        if self.changed is not None and not unchanged:
             self.fresh_refs += ((kind, ident, doc, kp) for kind, ident, kp in ctx.refs)
         return doc, ctx
 
@@ -374,8 +377,7 @@ class _Loader:
         if last is not None:
             kinds, signature, outcomes = last
             if {kind for kind, *_ in self.fresh_refs} <= kinds and self._ref_signature(kinds) == signature:
-                written = {self.shown(Path(p)) for p in self.changed}
-                outcomes = {path: o for path, o in outcomes.items() if path not in written}
+                outcomes = {path: o for path, o in outcomes.items() if path not in self.written}
                 self._give_refs(kinds, self._check_refs(self.fresh_refs, kinds, outcomes))
                 return
         kinds = frozenset(kind for kind, *_ in self.refs)
