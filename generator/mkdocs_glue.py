@@ -410,6 +410,7 @@ def _listed_files(config, get_files, named: set[str] | None, pages: set[str] | N
     wanted = (_reach(config, pages, by_uri) | known["others"] | named) & by_uri.keys()
     return Files([copy.copy(by_uri[uri]) for uri in sorted(wanted, key=known["place"].__getitem__)])
 
+
 # a Markdown link's or image's target, inline (``](x)``, ``](<x> "title")``) or as a reference
 # definition (``[x]: target``)
 _MD_LINK = re.compile(r"\]\(\s*<?([^)\s>]+)|^ {0,3}\[[^\]\n]+\]:\s*<?([^\s>]+)", re.M)
