@@ -446,15 +446,21 @@ def _index_rows(rows: list[dict], key: str) -> dict[str, list[dict]]:
 # What is computed from the measured rows alone, by the row objects it was computed from: a reload
 # of unchanged measurement files gives the same rows (generator.estimate.data), so the preview's
 # reload after a card's edit does not go through 97,000 rows (a hundred times the data) again.
-_OF_ROWS: dict[tuple, tuple[list, object]] = {}
+_OF_ROWS: dict[tuple, tuple[tuple, object]] = {}
 
 
 def _of_rows(name: tuple, rows: list[dict], make):
-    last = _OF_ROWS.get(name)
-    if last is not None and len(last[0]) == len(rows) and all(map(operator.is_, last[0], rows)):
+    return _kept_by_items(_OF_ROWS, name, rows, lambda: make(rows))
+
+
+def _kept_by_items(store: dict, name, items, make):
+    """``make()``, or the answer kept in ``store`` under ``name`` when it was made from the same
+    item objects, in the same order (they are kept alive with it, so no identity is reused)."""
+    last = store.get(name)
+    if last is not None and len(last[0]) == len(items) and all(map(operator.is_, last[0], items)):
         return last[1]
-    value = make(rows)
-    _OF_ROWS[name] = (list(rows), value)
+    value = make()
+    store[name] = (tuple(items), value)
     return value
 
 
@@ -494,12 +500,7 @@ _OF_REVISIONS: dict[str, tuple[tuple, object]] = {}
 
 
 def _of_revisions(name: str, revisions: list[Record], make):
-    last = _OF_REVISIONS.get(name)
-    if last is not None and len(last[0]) == len(revisions) and all(map(operator.is_, last[0], revisions)):
-        return last[1]
-    value = make()
-    _OF_REVISIONS[name] = (tuple(revisions), value)
-    return value
+    return _kept_by_items(_OF_REVISIONS, name, revisions, make)
 
 
 def derive(ds: Dataset) -> Derived:
@@ -575,19 +576,14 @@ def _part(key: tuple, records: dict, make, *args) -> bytes:
     return hit[1]
 
 
-_ROWS_DIGEST: dict[str, object] = {}
+_ROWS_DIGEST: dict[str, tuple] = {}
 
 
 def _rows_digest(rows: list[dict]) -> str:
     """Digest of the measured rows; the same row objects as last time (a reload of unchanged
     files, see ``estimate.data``) give the last digest without serializing them again."""
-    last = _ROWS_DIGEST.get("rows")
-    if last is not None and len(last) == len(rows) and all(map(operator.is_, last, rows)):
-        return _ROWS_DIGEST["digest"]
-    blob = json.dumps(rows, sort_keys=True, default=str, separators=(",", ":"))
-    digest = hashlib.sha256(blob.encode("utf-8")).hexdigest()
-    _ROWS_DIGEST.update(rows=list(rows), digest=digest)
-    return digest
+    return _kept_by_items(_ROWS_DIGEST, "rows", rows, lambda: hashlib.sha256(
+        json.dumps(rows, sort_keys=True, default=str, separators=(",", ":")).encode("utf-8")).hexdigest())
 
 
 def published_estimates(bundle, digest: str | None = None) -> dict:

@@ -491,13 +491,24 @@ class _Loader:
                     table[rel] = entries
                 done.append(was)
                 continue
-            p, r = len(self.problems), len(self.refs)
-            before = sum(self.unchecked.values())
-            table.pop(rel, None)
-            self.load_translation(path, rel, where, table)
-            done.append((record, unreadable, tuple(self.problems[p:]), tuple(self.refs[r:]),
-                         sum(self.unchecked.values()) != before, table.get(rel, _MISSING)))
+            done.append(self._read_translation(path, rel, where, table, record, unreadable))
         self._keep_translations(key, listing, done)
+
+    def _read_translation(self, path: Path, rel: str, where: tuple[str, str], table: dict, record, unreadable) -> tuple:
+        """One translation file read and checked into ``table`` (an entry already there keeps its
+        place); what it gave: (its English record, that record's unreadable file, problems,
+        references, whether it went unchecked, its entries or _MISSING)."""
+        p, r = len(self.problems), len(self.refs)
+        before = sum(self.unchecked.values())
+        fresh: dict = {}
+        self.load_translation(path, rel, where, fresh)
+        entries = fresh.get(rel, _MISSING)
+        if entries is _MISSING:
+            table.pop(rel, None)
+        else:
+            table[rel] = entries
+        return (record, unreadable, tuple(self.problems[p:]), tuple(self.refs[r:]),
+                sum(self.unchecked.values()) != before, entries)
 
     def _keep_translations(self, key: tuple, listing, done: list) -> None:
         """What this load of the translations gave, for the next: each file's answer, the tables,
@@ -537,17 +548,7 @@ class _Loader:
             was = done[i]
             if was is not None and was[0] is record and was[1] is unreadable and where[0] not in self.changed:
                 continue
-            p, r = len(self.problems), len(self.refs)
-            before = sum(self.unchecked.values())
-            fresh: dict = {}
-            self.load_translation(path, rel, where, fresh)
-            entries = fresh.get(rel, _MISSING)
-            if entries is _MISSING:
-                table.pop(rel, None)
-            else:
-                table[rel] = entries
-            now = (record, unreadable, tuple(self.problems[p:]), tuple(self.refs[r:]),
-                   sum(self.unchecked.values()) != before, entries)
+            now = self._read_translation(path, rel, where, table, record, unreadable)
             done[i] = now
             redone.add(i)
             given.pop(i, None)
