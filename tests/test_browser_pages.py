@@ -489,3 +489,52 @@ def test_the_colour_scheme_is_right_before_the_content_is_read_and_the_toggle_ke
     assert pg.locator("form[data-wg-palette] label").count() == 2
     assert pg.locator("form[data-wg-palette] label:visible").count() == 0
     context.close()
+
+
+def _drawing_fonts(pg, selector):
+    """The installed fonts that drew the glyphs of the first element matching selector
+    (family name -> glyphs), as the browser reports them."""
+    cdp = pg.context.new_cdp_session(pg)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    root = cdp.send("DOM.getDocument")["root"]["nodeId"]
+    node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
+    counts: dict[str, int] = {}
+    for font in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]:
+        counts[font["familyName"]] = counts.get(font["familyName"], 0) + font["glyphCount"]
+    cdp.detach()
+    return counts
+
+
+@pytest.mark.parametrize("lang", ["ko/", "zh/"])
+def test_korean_and_chinese_text_is_drawn_from_a_font_the_page_names(server, page, lang):  # noqa: F811
+    """A Korean or Chinese paragraph is drawn mostly by a font named in the page's own font list.
+    The theme names only Latin fonts, and then the browser searched the system's fonts for every
+    character of the page's script, which doubled its layout time."""
+    page.goto(server + "/" + lang)
+    fonts = _drawing_fonts(page, "article p")
+    assert fonts, "the paragraph was not drawn"
+    family = page.eval_on_selector("article p", "e => getComputedStyle(e).fontFamily")
+    named = {f.strip().strip('"').lower() for f in family.split(",")}
+    main_font = max(fonts, key=fonts.get)
+    assert main_font.lower() in named, (main_font, fonts, named)
+
+
+def test_the_catalogues_notes_are_laid_out_when_a_reader_reaches_them(server, browser):  # noqa: F811
+    """On a phone the notes under the catalogue's long table are not laid out on load (they are
+    far below the screen); scrolled to, they are drawn in full and readable."""
+    context = browser.new_context(viewport={"width": 412, "height": 823}, is_mobile=True, has_touch=True)
+    pg = context.new_page()
+    pg.goto(server + "/ko/gpus/")
+    pg.wait_for_load_state("load")
+    notes = "#notes ~ ul"
+    skipped = "e => !e.checkVisibility({contentVisibilityAuto: true})"
+    assert pg.eval_on_selector(notes + " li", skipped), "the notes were laid out on load"
+    assert _drawing_fonts(pg, notes + " li") == {}
+    assert not pg.eval_on_selector("#notes", skipped)  # the heading itself is laid out, for links to it
+    pg.eval_on_selector(notes, "e => e.scrollIntoView()")
+    pg.wait_for_function(f"document.querySelector('{notes} li').checkVisibility({{contentVisibilityAuto: true}})")
+    first = pg.locator(notes + " li").first
+    assert first.is_visible() and first.bounding_box()["height"] > 10
+    assert sum(_drawing_fonts(pg, notes + " li").values()) > 20
+    context.close()
