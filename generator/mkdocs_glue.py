@@ -399,7 +399,10 @@ def _listed_files(config, get_files, named: set[str] | None, pages: set[str] | N
     if named is None or hit is None or not named <= hit[0].keys():
         files = get_files(config)
         kept = [copy.copy(f) for f in files]  # before any page is attached to them
-        _LISTED[key] = hit = ({f.src_uri: f for f in kept}, kept, {})
+        # what ``known`` holds depends only on the paths and their order: a walk that finds the
+        # same (the background's full builds) keeps it, so the next narrowed step does not redo it
+        same = hit is not None and [f.src_uri for f in kept] == [f.src_uri for f in hit[1]]
+        _LISTED[key] = ({f.src_uri: f for f in kept}, kept, hit[2] if same else {})
         return files
     by_uri, kept, known = hit
     if pages is None:

@@ -467,6 +467,51 @@ def test_reach_follows_the_navigation_and_the_pages_markdown_links(tmp_path):
         "nav/one.md", "nav/two.md"}
 
 
+def test_a_walk_that_finds_the_same_files_keeps_what_the_narrowed_step_worked_out(tmp_path):
+    """A narrowed step works out once per list where each path stands and which files are not
+    pages. The background's full builds walk the folder again; when the walk finds the same
+    files, the next narrowed step does not work those out again (a pass over every card's page);
+    when it finds a new file, it does, and the new file is listed."""
+    from types import SimpleNamespace
+
+    from mkdocs.structure.files import File, Files
+
+    from generator.mkdocs_glue import _listed_files
+
+    docs = tmp_path / "docs"
+    (docs / "gpus").mkdir(parents=True)
+    names = ["index.md", "gpus/a.md", "gpus/b.md", "assets/app.js"]
+    for name in names:
+        (docs / name).parent.mkdir(parents=True, exist_ok=True)
+        (docs / name).write_text("[b](b.md)\n" if name == "gpus/a.md" else "x\n", encoding="utf-8")
+    config = SimpleNamespace(docs_dir=str(docs), site_dir=str(tmp_path / "site"), use_directory_urls=True,
+                             exclude_docs=None, nav=None)
+    asked = []
+
+    class Counted(File):
+        def is_documentation_page(self):
+            asked.append(self.src_uri)
+            return super().is_documentation_page()
+
+    def get_files(config):
+        return Files([Counted(n, config.docs_dir, config.site_dir, True) for n in names])
+
+    def narrowed():
+        return [f.src_uri for f in _listed_files(config, get_files, {"gpus/a.md"}, {"gpus/a.md"})]
+
+    _listed_files(config, get_files, None)
+    assert narrowed() == ["index.md", "gpus/a.md", "gpus/b.md", "assets/app.js"]
+    assert len(asked) == len(names)  # worked out once, for this list
+    asked.clear()
+    _listed_files(config, get_files, None)  # the background walks again and finds the same files
+    assert narrowed() == ["index.md", "gpus/a.md", "gpus/b.md", "assets/app.js"]
+    assert asked == []
+    names.insert(3, "assets/new.css")
+    _listed_files(config, get_files, None)
+    assert narrowed() == ["index.md", "gpus/a.md", "gpus/b.md", "assets/new.css", "assets/app.js"]
+    assert len(asked) == len(names)
+
+
 def test_a_narrowed_build_that_fails_is_built_again_knowing_every_file(copied_site, monkeypatch):
     from generator import mkdocs_glue
 
@@ -490,6 +535,9 @@ def test_a_narrowed_build_neither_finds_nor_keeps_renders_and_leaves_the_kept_on
     from generator import mkdocs_glue
 
     base, ds = copied_site
+    # the second build finds what the first kept (run alone, the first keeps them afresh and
+    # leaves nothing in use)
+    _build_page(base, ds, "en", "gpus/rtx-4090.md", narrow=False)
     _build_page(base, ds, "en", "gpus/rtx-4090.md", narrow=False)
     kept = mkdocs_glue._RENDERS
     assert kept is not None and kept.used
