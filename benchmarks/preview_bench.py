@@ -148,21 +148,33 @@ print(time.perf_counter() - t0)
 
 
 PAIRS = 3  # interleaved pairs: on a shared machine one pair alone swings by a fifth either way
+LANG_SETS = {"four": ("en", "ko", "zh", "fr"), "one": ("en",)}
+
+
+def _interleaved(timed, pairs: int) -> dict:
+    """``pairs`` rounds, each ``timed("four")`` then ``timed("one")`` (seconds): the medians, each
+    round's ratio, and their median (the figure the budget reads)."""
+    times = {name: [] for name in LANG_SETS}
+    for _ in range(pairs):
+        for name in LANG_SETS:
+            times[name].append(timed(name))
+    ratios = [f / o for f, o in zip(times["four"], times["one"], strict=True)]
+    return {"four": statistics.median(times["four"]), "one": statistics.median(times["one"]), "runs": times,
+            "ratios": ratios, "ratio": statistics.median(ratios), "cores": os.cpu_count()}
 
 
 def four_against_one(tmp: Path, pairs: int = PAIRS) -> dict:
-    """``pairs`` rounds, each a build of the four languages then one of English alone, each in a
-    fresh interpreter; the ratio of each round, and their median (the figure the budget reads)."""
-    times = {"four": [], "one": []}
-    for _ in range(pairs):
-        for name, langs in (("four", ("en", "ko", "zh", "fr")), ("one", ("en",))):
-            r = subprocess.run([sys.executable, "-c", _TIMED_BUILD, str(ROOT), str(tmp / f"b-{name}"), str(tmp / f"s-{name}"),
-                                ",".join(langs)], cwd=ROOT, capture_output=True, text=True, check=True)
-            times[name].append(float(r.stdout.strip().splitlines()[-1]))
-    ratios = [f / o for f, o in zip(times["four"], times["one"], strict=True)]
-    cmp = filecmp.dircmp(tmp / "s-one", tmp / "s-four", ignore=["ko", "zh", "fr"])
-    return {"four": statistics.median(times["four"]), "one": statistics.median(times["one"]), "runs": times,
-            "ratios": ratios, "ratio": statistics.median(ratios), "identical": _same(cmp), "cores": os.cpu_count()}
+    """Builds of the four languages and of English alone, each in a fresh interpreter that times
+    its second build (the languages' own work, with the data loaded and derived); and whether
+    English came out byte-identical both ways."""
+    def timed(name: str) -> float:
+        r = subprocess.run([sys.executable, "-c", _TIMED_BUILD, str(ROOT), str(tmp / f"b-{name}"), str(tmp / f"s-{name}"),
+                            ",".join(LANG_SETS[name])], cwd=ROOT, capture_output=True, text=True, check=True)
+        return float(r.stdout.strip().splitlines()[-1])
+
+    result = _interleaved(timed, pairs)
+    result["identical"] = _same(filecmp.dircmp(tmp / "s-one", tmp / "s-four", ignore=["ko", "zh", "fr"]))
+    return result
 
 
 # A full build as a contributor runs it (``make site``, ``python -m generator build``): a fresh
@@ -181,19 +193,17 @@ def four_against_one_commands(tmp: Path, pairs: int = PAIRS) -> dict:
     to its exit (interpreter, imports, loading the data included), as ``make site`` is. Its work
     in one language is a larger share of the whole, so the ratio is lower than the in-process
     one's; the budget reads this one, the in-process one is printed beside it."""
-    times = {"four": [], "one": []}
     args = {name: [sys.executable, "-c", _COMMAND_BUILD, str(ROOT), str(tmp / f"c-{name}"), str(tmp / f"cs-{name}"),
-                   ",".join(langs)] for name, langs in (("four", ("en", "ko", "zh", "fr")), ("one", ("en",)))}
+                   ",".join(langs)] for name, langs in LANG_SETS.items()}
     for cmd in args.values():  # fill the caches
         subprocess.run(cmd, cwd=ROOT, capture_output=True, check=True)
-    for _ in range(pairs):
-        for name, cmd in args.items():
-            t0 = time.perf_counter()
-            subprocess.run(cmd, cwd=ROOT, capture_output=True, check=True)
-            times[name].append(time.perf_counter() - t0)
-    ratios = [f / o for f, o in zip(times["four"], times["one"], strict=True)]
-    return {"four": statistics.median(times["four"]), "one": statistics.median(times["one"]), "runs": times,
-            "ratios": ratios, "ratio": statistics.median(ratios), "cores": os.cpu_count()}
+
+    def timed(name: str) -> float:
+        t0 = time.perf_counter()
+        subprocess.run(args[name], cwd=ROOT, capture_output=True, check=True)
+        return time.perf_counter() - t0
+
+    return _interleaved(timed, pairs)
 
 
 def _same(cmp: filecmp.dircmp) -> bool:
