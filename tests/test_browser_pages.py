@@ -529,11 +529,11 @@ def test_the_catalogues_notes_are_laid_out_when_a_reader_reaches_them(server, br
     pg.wait_for_load_state("load")
     notes = "#notes ~ ul"
     skipped = "e => !e.checkVisibility({contentVisibilityAuto: true})"
-    assert pg.eval_on_selector(notes + " li", skipped), "the notes were laid out on load"
+    assert pg.eval_on_selector(notes + " li strong", skipped), "the notes were laid out on load"
     assert _drawing_fonts(pg, notes + " li") == {}
     assert not pg.eval_on_selector("#notes", skipped)  # the heading itself is laid out, for links to it
     pg.eval_on_selector(notes, "e => e.scrollIntoView()")
-    pg.wait_for_function(f"document.querySelector('{notes} li').checkVisibility({{contentVisibilityAuto: true}})")
+    pg.wait_for_function(f"document.querySelector('{notes} li strong').checkVisibility({{contentVisibilityAuto: true}})")
     first = pg.locator(notes + " li").first
     assert first.is_visible() and first.bounding_box()["height"] > 10
     assert sum(_drawing_fonts(pg, notes + " li").values()) > 20

@@ -187,5 +187,9 @@ def test_searcher_finds_what_they_typed(server, reader, lang, query, expect):  #
     page.keyboard.press("End")
     item = page.locator(".md-search-result__item").first
     item.wait_for()
+    # the list is drawn again for each letter typed: read it once two looks 300 ms apart agree
+    page.wait_for_function("""() => { const l = document.querySelector('.md-search-result__list');
+      const now = l && l.children.length ? l.innerHTML : null, same = now !== null && now === window.wgLastList;
+      window.wgLastList = now; return same; }""", polling=300)
     assert expect in seen(page, item.locator("h1, h2").first, 4.5) + item.inner_text()
     shot(page, f"search-{lang.strip('/')}", size)
