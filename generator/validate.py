@@ -376,21 +376,26 @@ class _Loader:
         last = self.kept.get(("refs",)) if self.changed is not None else None
         if last is not None:
             kinds, signature, outcomes = last
-            if {kind for kind, *_ in self.fresh_refs} <= kinds and self._ref_signature(kinds) == signature:
-                outcomes = {path: o for path, o in outcomes.items() if path not in self.written}
-                self._give_refs(kinds, self._check_refs(self.fresh_refs, kinds, outcomes))
-                return
-        kinds = frozenset(kind for kind, *_ in self.refs)
-        self._give_refs(kinds, self._check_refs(self.refs, kinds, {}))
+            if {kind for kind, *_ in self.fresh_refs} <= kinds:
+                known = self._known(kinds)
+                if self._ref_signature(known) == signature:
+                    outcomes = {path: o for path, o in outcomes.items() if path not in self.written}
+                    self._give_refs(known, self._check_refs(self.fresh_refs, known, outcomes))
+                    return
+        known = self._known(frozenset(kind for kind, *_ in self.refs))
+        self._give_refs(known, self._check_refs(self.refs, known, {}))
 
-    def _ref_signature(self, kinds) -> tuple:
-        return (tuple((name, frozenset(self.known_ids(name))) for name in sorted(kinds)),
+    def _known(self, kinds) -> dict[str, frozenset]:
+        """The ids that exist, for each kind named (one pass over each kind's records)."""
+        return {name: frozenset(self.known_ids(name)) for name in kinds}
+
+    def _ref_signature(self, known: dict) -> tuple:
+        return (tuple(sorted(known.items())),
                 tuple(sorted((name, frozenset(ids)) for name, ids in self.broken.items() if ids)))
 
-    def _check_refs(self, refs, kinds, outcomes: dict) -> dict:
+    def _check_refs(self, refs, known: dict, outcomes: dict) -> dict:
         """``outcomes`` (a file's path as problems name it -> (problems, unreadable files it could
-        not be checked against)) with what ``refs`` give added."""
-        known = {name: self.known_ids(name) for name in kinds}
+        not be checked against)) with what ``refs`` give added; ``known``: see ``_known``."""
         added: dict[str, tuple[list, list]] = {}
         for kind, ident, doc, kp in refs:
             if ident in known[kind]:
@@ -406,12 +411,12 @@ class _Loader:
             outcomes[path] = (before[0] + tuple(problems), before[1] + tuple(unchecked))
         return outcomes
 
-    def _give_refs(self, kinds, outcomes: dict) -> None:
+    def _give_refs(self, known: dict, outcomes: dict) -> None:
         for problems, unchecked in outcomes.values():
             self.problems += problems
             for path in unchecked:
                 self.unchecked[path] += 1
-        self.kept[("refs",)] = (kinds, self._ref_signature(kinds), outcomes)
+        self.kept[("refs",)] = (frozenset(known), self._ref_signature(known), outcomes)
 
     def _broken_path(self, kind: str, ident: str) -> Path:
         folder = BY_NAME[kind].folder
