@@ -30,12 +30,14 @@ import argparse
 import datetime as dt
 import sys
 import time
+import traceback
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 GIB = 1024 ** 3
+SCRIPT = "benchmarks/gpu_measure.py"  # what a file of its results names as its source
 
 # The transformers architecture of each family of data/models (the record names the model, not its code)
 FAMILIES = (("llama-", "llama"), ("mistral-", "mistral"), ("mixtral-", "mixtral"), ("qwen2-5-", "qwen2"),
@@ -110,13 +112,14 @@ def result(gpu: str, model_id: str, metric: str, value: float, note: str, **cond
 
 
 def measurements_file(meta: dict, results: list[dict]) -> str:
-    """The YAML text of a data/measurements/ file; ``meta``: gpu_name, url, date, versions (dict)."""
+    """The YAML text of a data/measurements/ file; ``meta``: gpu_name, url (or None: the file names
+    this script as its source), date, versions (dict)."""
     import yaml
 
     versions = ", ".join(f"{k} {v}" for k, v in meta["versions"].items())
     doc = {
         "title": f"whichgpu's own measurements on one {meta['gpu_name']}: peak memory, decode and training speed",
-        "url": meta["url"],
+        **({"url": meta["url"]} if meta.get("url") else {"script": SCRIPT}),
         "publisher": "whichgpu (own measurements)",
         "date": meta["date"],
         "runtime": "transformers",
@@ -128,11 +131,13 @@ def measurements_file(meta: dict, results: list[dict]) -> str:
                   "generate() call after a 512-token prompt."),
         "results": results,
     }
-    from generator.fmt import format_text
-
     head = f"# whichgpu's own measurements ({meta['gpu_name']}, {meta['date']})\n"
-    return format_text(head + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100000),
-                       "measurements/own.yaml")
+    text = head + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100000)
+    try:
+        from generator.fmt import format_text
+    except ImportError:  # ruamel.yaml is missing where only torch is installed: `generator format` does it later
+        return text
+    return format_text(text, "measurements/own.yaml")
 
 
 # ---------------------------------------------------------------------------- on the GPU
@@ -179,15 +184,26 @@ def _forward_last(net, ids):
 def inference(torch, net, model_id, gpu, device, contexts, generate) -> list[dict]:
     out = []
     vocab = net.config.vocab_size
+    with torch.no_grad():  # warm-up: kernels chosen and loaded before anything is timed
+        _forward_last(net, torch.randint(0, vocab, (1, 512), device=device))
     for ctx in contexts:
-        _peak_reset(torch, device)
         ids = torch.randint(0, vocab, (1, ctx), device=device)
-        with torch.no_grad():
-            # only the last position's logits, as generate() computes them for a prompt
-            kept = _forward_last(net, ids).past_key_values
-        _sync(torch, device)
-        peak = _peak(torch, device)
-        del kept
+        times, peak = [], None
+        for _ in range(2):  # the peak of the first pass; the faster of two timed
+            _peak_reset(torch, device)
+            _sync(torch, device)
+            t0 = time.perf_counter()
+            with torch.no_grad():
+                # only the last position's logits, as generate() computes them for a prompt
+                kept = _forward_last(net, ids).past_key_values
+            _sync(torch, device)
+            times.append(time.perf_counter() - t0)
+            peak = _peak(torch, device) if peak is None else peak
+            del kept
+        seconds = min(times)
+        out.append(result(gpu, model_id, "prefill_tokens_per_s", ctx / seconds, f"One forward pass over a {ctx}-token "
+                          "prompt, the KV cache kept and the last position's logits; the faster of two passes after a "
+                          "warm-up; batch 1, bf16.", context=ctx))
         if peak is not None:
             out.append(result(gpu, model_id, "peak_memory_gib", peak, f"Forward pass over a {ctx}-token prompt with "
                               "its KV cache kept and the last position's logits; bf16 weights and cache; "
@@ -254,7 +270,8 @@ def training(torch, net, model_id, gpu, device, mode, context, batch, checkpoint
 def _arguments(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--gpu", required=True, help="the id of the card in data/gpus/")
-    parser.add_argument("--url", required=True, help="public address of this script at the commit that measured")
+    parser.add_argument("--url", help="a public address of the results, if they are published elsewhere "
+                        "(default: the file names this script as its source)")
     parser.add_argument("--models", default="llama-3-2-1b,llama-3-2-3b,qwen2-5-7b,llama-3-1-8b,mistral-7b,qwen3-8b")
     parser.add_argument("--contexts", default="512,4096,16384")
     parser.add_argument("--generate", type=int, default=256)
@@ -287,16 +304,28 @@ def _plan(args, bundle) -> dict | str:
     return {"ids": ids, "contexts": contexts, "modes": modes}
 
 
+def _too_big_for_full(torch, device: str, model: dict) -> bool:
+    """Full fine-tuning keeps fp32 weights, gradients and two AdamW moments: 16 bytes a parameter,
+    before any activation. A model whose states alone exceed the card is not tried."""
+    if not device.startswith("cuda"):
+        return False
+    return model["parameters_b"] * 1e9 * 16 > torch.cuda.get_device_properties(device).total_memory
+
+
 def _measure(torch, args, mid: str, model: dict, plan: dict) -> list[dict]:
     """Every result of one model; a step that does not fit is skipped and said so."""
     out = []
     if "inference" in plan["modes"]:
+        contexts = [c for c in plan["contexts"] if c <= model["max_context"]]
         try:
             out += inference(torch, build(mid, model, torch.bfloat16, args.device), mid, args.gpu, args.device,
-                             plan["contexts"], args.generate)
+                             contexts, args.generate)
         except torch.OutOfMemoryError:
             print(f"skipped: {mid} inference does not fit", file=sys.stderr)
     for mode in [m for m in ("lora", "full") if m in plan["modes"]]:
+        if mode == "full" and _too_big_for_full(torch, args.device, model):
+            print(f"skipped: {mid} full training does not fit (16 bytes per parameter)", file=sys.stderr)
+            continue
         for checkpointing in (True, False):
             try:
                 out += training(torch, build(mid, model, torch.bfloat16, args.device), mid, args.gpu, args.device, mode,
@@ -328,16 +357,26 @@ def main(argv=None) -> int:
     versions = {"transformers": transformers.__version__, "torch": torch.__version__, "peft": peft.__version__}
     if args.device.startswith("cuda"):
         versions.update({"CUDA": torch.version.cuda, "device": torch.cuda.get_device_name()})
+    gpu = bundle.gpus[args.gpu]
+    meta = {"gpu_name": gpu.get("name", args.gpu), "url": args.url, "date": dt.date.today(), "versions": versions}
     results = []
     for mid in plan["ids"]:
+        began = time.perf_counter()
         try:
             results += _measure(torch, args, mid, bundle.models[mid], plan)
         except Unsupported as exc:
             print(f"skipped: {exc}", file=sys.stderr)
             continue
-        print(f"measured {mid}", file=sys.stderr)
-    gpu = bundle.gpus[args.gpu]
-    meta = {"gpu_name": gpu.get("name", args.gpu), "url": args.url, "date": dt.date.today(), "versions": versions}
+        except Exception:  # one model's failure keeps the others' results
+            traceback.print_exc()
+            print(f"failed: {mid}; its results are left out", file=sys.stderr)
+            continue
+        print(f"measured {mid} in {time.perf_counter() - began:.0f} s", file=sys.stderr)
+        if args.out and results:  # written after every model: a run cut short keeps what it measured
+            Path(args.out).write_text(measurements_file(meta, results), encoding="utf-8")
+    if not results:
+        print("gpu_measure: nothing was measured", file=sys.stderr)
+        return 1
     text = measurements_file(meta, results)
     if args.out:
         Path(args.out).write_text(text, encoding="utf-8")
