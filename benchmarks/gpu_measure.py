@@ -118,17 +118,23 @@ def measurements_file(meta: dict, results: list[dict]) -> str:
 
     versions = ", ".join(f"{k} {v}" for k, v in meta["versions"].items())
     doc = {
-        "title": f"whichgpu's own measurements on one {meta['gpu_name']}: peak memory, decode and training speed",
+        "title": f"whichgpu's own measurements on one {meta['gpu_name']}: peak memory, prefill, decode and training",
         **({"url": meta["url"]} if meta.get("url") else {"script": SCRIPT}),
         "publisher": "whichgpu (own measurements)",
         "date": meta["date"],
         "runtime": "transformers",
         "runtime_version": meta["versions"].get("transformers", "unknown"),
-        "notes": ("Models rebuilt from their recorded architecture with random bf16 weights by "
-                  f"benchmarks/gpu_measure.py, on one {meta['gpu_name']} ({versions}). Peak memory is "
-                  "torch.cuda.max_memory_allocated in GiB (the CUDA context is not included); attention "
-                  "runs through PyTorch's scaled-dot-product kernels. Decode is timed over the whole "
-                  "generate() call after a 512-token prompt."),
+        "notes": (f"Measured by {SCRIPT} on one {meta['gpu_name']} ({versions}). Each model is rebuilt "
+                  "from the architecture its record gives, with random bf16 weights, and its parameter count "
+                  "checked against the record. Attention runs through PyTorch's scaled-dot-product kernels. "
+                  "Peak memory is the most PyTorch allocated (torch.cuda.max_memory_allocated), without the "
+                  "CUDA context. Prefill is one forward pass over the prompt, keeping its KV cache, the faster "
+                  "of two after a warm-up. Decode times a whole greedy generate() call of 256 tokens after a "
+                  "512-token prompt, batch 1, so the host's time per step counts: it is most of each step. "
+                  "Training runs three optimizer steps on 2,048 random tokens and keeps the fastest after the "
+                  "first. Full fine-tuning keeps fp32 weights and AdamW moments under bf16 autocast; it is "
+                  "measured only where those 16 bytes per parameter fit on the card. LoRA puts rank-16 "
+                  "adapters on all seven projections of the bf16 model."),
         "results": results,
     }
     head = f"# whichgpu's own measurements ({meta['gpu_name']}, {meta['date']})\n"

@@ -93,7 +93,9 @@ def measurements_result(ds: Dataset) -> list[dict]:
     """Every measured result, flattened: the source's fields merged into each of its results."""
     out = []
     for src in ds.measurements:
-        head = {"source": src.id, "title": src["title"], "url": src["url"], "publisher": src["publisher"],
+        # url: where the results are published; null for the site's own, which name their script
+        head = {"source": src.id, "title": src["title"], "url": src.get("url"),
+                **({"script": src["script"]} if src.get("script") else {}), "publisher": src["publisher"],
                 "date": plain(src["date"]), "runtime": src["runtime"], "runtime_version": src["runtime_version"]}
         for i, res in enumerate(src["results"]):
             res = plain(res)
@@ -141,9 +143,13 @@ def api_schema() -> dict:
     measurement = {"type": "object", "description": "one measured result with its source's fields merged in",
                    "required": ["id", "source", "url", "publisher", "date", "runtime", "runtime_version"] + result["required"],
                    "properties": {"id": {"type": "string"}, "source": {"type": "string"},
-                                  **{k: source["properties"][k] for k in ("title", "url", "publisher", "date", "runtime",
+                                  **{k: source["properties"][k] for k in ("title", "script", "publisher", "date", "runtime",
                                                                           "runtime_version")},
-                                  **result["properties"]}}
+                                  **result["properties"],
+                                  "url": {"anyOf": [source["properties"]["url"], {"type": "null"}],
+                                          "description": "where the results are published (the result's own link "
+                                                         "or its file's); null for the site's own measurements, "
+                                                         "which name their script"}}}
     observation = dict(json_schema("price")["properties"]["observations"]["items"])
     price = {"type": "object", "required": ["gpu", "usd_per_gpu"] + observation["required"],
              "properties": {"gpu": {"type": "string"}, "usd_per_gpu": {"type": "number"}, **observation["properties"]}}

@@ -10,6 +10,13 @@ METRICS = ("decode_tokens_per_s", "prefill_tokens_per_s", "peak_memory_gib", "we
            "training_tokens_per_s")
 
 
+def _source_link(m: dict) -> Markup:
+    """A result's source: its published address, or for the site's own runs the page's section on them."""
+    if m.get("url"):
+        return Markup(f'<a href="{_e(m["url"])}" rel="noopener">{_e(m["publisher"])}</a>')
+    return Markup(f'<a href="#own">{_e(m["publisher"])}</a>')
+
+
 def accuracy_chart(c, metric: str, measured: list[dict]) -> Markup | None:
     points = [m for m in measured if m["metric"] == metric and m["estimate"] and m["value"] > 0]
     if len(points) < 2:
@@ -41,7 +48,7 @@ def accuracy_chart(c, metric: str, measured: list[dict]) -> Markup | None:
     body.append("</g>")
     rows = [[_e(c.gpu_name(m["gpu"])), _e(c.subject_name(m)), _e(m["runtime"]), _e(m.get("weights") or "—"),
              c.num(m["value"], 1), c.num(m["estimate"], 1), c.num(m["error_pct"], 0),
-             Markup(f'<a href="{_e(m["url"])}" rel="noopener">{_e(m["publisher"])}</a>')] for m in points]
+             _source_link(m)] for m in points]
     table = _table(c, _e(title), [c.ui("gpus.col_name"), c.ui("gpu.col_model"), c.ui("accuracy.col_runtime"),
                                   c.ui("model.col_format"), c.ui("measured.col_value"), c.ui("measured.col_estimate"),
                                   c.ui("accuracy.col_error"), c.ui("measured.col_source")], rows)

@@ -225,16 +225,31 @@ RESULT = Record({
     "note": F(Str(max_len=600), required=False, doc="conditions of this run, in English"),
 }, rules=(rule_result_subject,))
 
+# The measuring scripts of this project: a file of its own results names one as its source
+OWN_SCRIPTS = ("benchmarks/gpu_measure.py",)
+
+
+def rule_measurements_source(doc, ctx, kp):
+    """A file of results names where they come from: a public address, or this project's script."""
+    if doc.get("url") is None and doc.get("script") is None:
+        ctx.err(kp, "a measurements file names its source: url (a public address) or script (this project's "
+                    "script that measured)")
+    elif doc.get("url") is not None and doc.get("script") is not None:
+        ctx.err(kp + ("script",), "give url or script, not both: script is for this project's own measurements")
+
+
 MEASUREMENTS = Record({
     "title": F(Text(max_len=200)),
-    "url": F(Url()),
+    "url": F(Url(), required=False, doc="the public address of the results (or script, for this project's own)"),
+    "script": F(Enum(OWN_SCRIPTS), required=False,
+                doc="this project's own measurements: the script that measured, in place of url"),
     "publisher": F(Str(max_len=80), doc="who ran the measurements; distinct publishers are independent sources"),
     "date": F(Date(), doc="publication date of the results"),
     "runtime": F(Enum(RUNTIMES)),
     "runtime_version": F(Str(max_len=40, pattern=VERSION_RE, hint='a quoted version such as "b4567" or "unknown"')),
     "notes": F(Text(max_len=1500), required=False),
     "results": F(List(RESULT, min_items=1)),
-})
+}, rules=(rule_measurements_source,))
 
 # ---------------------------------------------------------------- prices
 

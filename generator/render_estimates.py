@@ -59,6 +59,13 @@ class EstimatesText:
     def measurement_publishers(self) -> int:
         return len({m["publisher"] for m in self.ds.measurements})
 
+    def own_measurements(self):
+        """The measurements files of the site's own runs (named by their script, not a URL), newest
+        first, each with its number of results."""
+        own = [m for m in self.ds.measurements if m.get("script")]
+        own.sort(key=lambda m: (m["date"], m.id), reverse=True)
+        return [(m, len(m["results"])) for m in own]
+
     def accuracy_charts(self):
         from .charts_accuracy import METRICS, accuracy_chart
 

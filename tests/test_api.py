@@ -90,7 +90,9 @@ def test_models_measurements_and_prices_are_exported_whole(built_site):
         mine = [m for m in flat if m["source"] == path.stem]
         assert len(mine) == len(doc["results"])
         for item, res in zip(mine, doc["results"], strict=True):
-            assert item["url"] == res.get("url", doc["url"]) and item["runtime"] == doc["runtime"]
+            assert item["url"] == res.get("url", doc.get("url")) and item["runtime"] == doc["runtime"]
+            # the site's own results name their script and no address
+            assert item.get("script") == doc.get("script") and (item["url"] is None) == ("script" in doc)
             assert item["value"] == res["value"] and item["gpu"] == res["gpu"]
             assert item.get("model") == res.get("model") and item.get("workload") == res.get("workload")
             assert item["mode"] == res.get("mode", "inference" if res["metric"] != "training_tokens_per_s" else "full")

@@ -83,6 +83,38 @@ def test_the_written_file_validates_as_a_source(tree):
     assert "value: 3456.7" in text and "value: 15.235" in text
 
 
+def test_without_an_address_the_file_names_the_script_and_validates(tree):
+    """The site's own runs are sourced to the script itself (the card, versions and date beside it)."""
+    _model(tree)
+    results = [gpu_measure.result("rtx-2070", "tiny-7b", "prefill_tokens_per_s", 12345.6, "Forward pass.", context=4096)]
+    meta = {"gpu_name": "GeForce RTX 2070", "url": None, "date": dt.date(2026, 1, 5),
+            "versions": {"transformers": "5.17.0", "torch": "2.11.0"}}
+    text = gpu_measure.measurements_file(meta, results)
+    assert "\nscript: benchmarks/gpu_measure.py\n" in text and "\nurl:" not in text
+    assert "benchmarks/gpu_measure.py on one GeForce RTX 2070 (transformers 5.17.0, torch 2.11.0)" in text
+    tree.write("measurements/own.yaml", text)
+    assert tree.problems() == []
+
+
+def test_the_shipped_own_measurements_are_what_the_script_writes():
+    """Every file sourced to the script holds results in the form the script gives them (so it was
+    written by the script, not typed), and its notes are the script's for its card and versions."""
+    import yaml
+
+    own = [p for p in sorted((ROOT / "data" / "measurements").glob("*.yaml"))
+           if (yaml.safe_load(p.read_text(encoding="utf-8")) or {}).get("script")]
+    assert own, "no measurements file names benchmarks/gpu_measure.py"
+    for path in own:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        assert doc["script"] == gpu_measure.SCRIPT and doc["publisher"] == "whichgpu (own measurements)"
+        for res in doc["results"]:
+            cond = {k: res[k] for k in ("mode", "weights", "context", "batch", "generated_tokens",
+                                        "gradient_checkpointing") if k in res}
+            again = gpu_measure.result(res["gpu"], res["model"], res["metric"], res["value"], res["note"], **cond)
+            assert again == res, (path.name, res)
+        assert BUNDLE.models.keys() >= {r["model"] for r in doc["results"]}
+
+
 def test_bad_arguments_exit_2_with_a_message_before_any_torch_import():
     for args, message in ((["--gpu", "no-such-card", "--url", "https://example.org/x"], "no GPU 'no-such-card'"),
                           (["--gpu", "rtx-4090", "--url", "https://example.org/x", "--models", "nope"], "no model nope"),

@@ -211,3 +211,28 @@ def test_measured_rows_say_how_their_generated_tokens_count(built_site):
     assert peak and decode
     assert all("held in the cache at the peak" in r and "timed with the prompt" not in r for r in peak)
     assert all("timed with the prompt" in r for r in decode)
+
+
+def test_the_sites_own_measurements_are_described_and_their_rows_lead_there(built_site):
+    """Results sourced to benchmarks/gpu_measure.py have no address: the accuracy page describes
+    each such file (in the reader's language), and every table row of one links to that section."""
+    site, ds = built_site
+    own = [m for m in ds.measurements if m.get("script")]
+    assert own
+    for prefix, heading in (("", "Measured by the site"), ("ko/", "사이트가 직접 잰 값"), ("zh/", "本站自测"),
+                            ("fr/", "Mesuré par le site")):
+        page = html.unescape((site / prefix / "accuracy" / "index.html").read_text(encoding="utf-8"))
+        section = page.split('id="own"', 1)[1].split("<h2", 1)[0]
+        assert heading in section.split("</h2>", 1)[0], prefix
+        text = re.sub(r"<[^>]+>", "", section)
+        for src in own:
+            assert str(len(src["results"])) in text and "python -m benchmarks.gpu_measure" in text, prefix
+        # the charts' tables link the site's rows to the section, the others to their address
+        rows = re.findall(r"<tr>.*?</tr>", page.split('id="charts"', 1)[1], flags=re.S)
+        mine = [r for r in rows if "whichgpu (own measurements)" in r]
+        assert mine and all('href="#own"' in r for r in mine), prefix
+        assert not any('href="#own"' in r for r in rows if r not in mine), prefix
+    model = {r["model"] for src in own for r in src["results"]}.pop()
+    page = html.unescape((site / "models" / model / "index.html").read_text(encoding="utf-8"))
+    rows = [r for r in re.findall(r"<tr>.*?</tr>", page, flags=re.S) if "whichgpu (own measurements)" in r]
+    assert rows and all('href="../../accuracy/#own"' in r for r in rows)

@@ -218,6 +218,24 @@ CASES = {
         lambda t: _with_measurement(t, MEAS_TEXT.replace(PREFILL, "metric: training_tokens_per_s\n    mode: inference")),
         "data/measurements/bench.yaml:15: results[0].mode: training_tokens_per_s is measured in a training mode",
     ),
+    "measurement_names_its_source": (
+        lambda t: _with_measurement(t, MEAS_TEXT.replace("url: https://example.org/bench\n",
+                                                         "script: benchmarks/gpu_measure.py\n")),
+        lambda t: _with_measurement(t, MEAS_TEXT.replace("url: https://example.org/bench\n", "")),
+        "data/measurements/bench.yaml:1: a measurements file names its source: url (a public address) or script",
+    ),
+    "measurement_source_is_an_address_or_the_sites_script_not_both": (
+        lambda t: _with_measurement(t),
+        lambda t: _with_measurement(t, MEAS_TEXT.replace("url: https://example.org/bench\n",
+                                                         "url: https://example.org/bench\nscript: benchmarks/gpu_measure.py\n")),
+        "data/measurements/bench.yaml:3: script: give url or script, not both",
+    ),
+    "measurement_script_is_one_of_the_sites": (
+        lambda t: _with_measurement(t, MEAS_TEXT.replace("url: https://example.org/bench\n",
+                                                         "script: benchmarks/gpu_measure.py\n")),
+        lambda t: _with_measurement(t, MEAS_TEXT.replace("url: https://example.org/bench\n", "script: my_bench.py\n")),
+        "data/measurements/bench.yaml:2: script: ",
+    ),
     "measurement_generated_tokens_times_decode": (
         lambda t: _with_measurement(t, MEAS_TEXT.replace(PREFILL, "metric: decode_tokens_per_s\n    generated_tokens: 2048")),
         lambda t: _with_measurement(t, MEAS_TEXT.replace(PREFILL, PREFILL + "\n    generated_tokens: 2048")),

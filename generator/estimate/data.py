@@ -5,7 +5,8 @@ The engine takes three kinds of plain dict:
 - a model: the fields of ``data/models/<id>.yaml`` plus ``id``;
 - a GPU: the fields of ``data/gpus/<vendor>/<id>.yaml`` plus ``id``;
 - a measurement: one result of ``data/measurements/<file>.yaml`` with the file-level fields
-  (``publisher``, ``runtime``, ``runtime_version``, ``date``, ``url``) merged in, a result's own
+  (``publisher``, ``runtime``, ``runtime_version``, ``date``, ``url`` or, for the site's own
+  measurements, ``script``) merged in, a result's own
   field winning, plus ``source`` (the file id).
 
 ``from_dataset(ds)`` turns a loaded Dataset into a ``Bundle``; it reads ``ds.models`` and
@@ -21,7 +22,7 @@ from pathlib import Path
 
 from ..yamlload import load_file
 
-FILE_LEVEL = ("publisher", "runtime", "runtime_version", "date", "url", "title")
+FILE_LEVEL = ("publisher", "runtime", "runtime_version", "date", "url", "script", "title")
 
 
 def plain(value):
