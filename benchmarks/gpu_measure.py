@@ -2,8 +2,8 @@
 built from their recorded architecture with random weights.
 
     python -m benchmarks.gpu_measure --gpu h100-sxm --url URL [--models llama-3-2-1b,qwen2-5-7b]
-        [--contexts 512,4096,16384] [--generate 256] [--train-context 2048] [--train-batch 1]
-        [--modes inference,lora,full] [--out data/measurements/whichgpu-h100-sxm.yaml] [--device cuda]
+        [--contexts 512,4096,16384] [--generate 64] [--repeats 3] [--train-context 2048] [--train-batch 1]
+        [--modes inference,decode,lora,full] [--out data/measurements/whichgpu-h100-sxm.yaml] [--device cuda]
 
 For each model of ``data/models/`` (``--models``), the script builds the Hugging Face transformers
 model its fields describe (layers, widths, heads, experts, window, tied head; ``hf_config``) with
@@ -12,7 +12,8 @@ random bf16 weights, checks that it has the recorded parameter count (within 2 %
 - inference peak memory (``torch.cuda.max_memory_allocated``) after a forward pass over a prompt
   of each ``--contexts`` length with the KV cache kept: ``peak_memory_gib``;
 - decode speed: ``--generate`` new tokens after a 512-token prompt, the whole ``generate()`` call
-  timed (``generated_tokens``): ``decode_tokens_per_s``;
+  timed, the fastest of ``--repeats`` (``generated_tokens``): ``decode_tokens_per_s``; ``--modes
+  decode`` measures it alone;
 - training steps on ``--train-context`` tokens: full fine-tuning (fp32 weights and AdamW, bf16
   autocast: 16 bytes per parameter), and LoRA rank 16 on the attention and MLP projections of the
   bf16 model (peft), each with gradient checkpointing on and off: ``peak_memory_gib`` and
@@ -129,8 +130,9 @@ def measurements_file(meta: dict, results: list[dict]) -> str:
                   "checked against the record. Attention runs through PyTorch's scaled-dot-product kernels. "
                   "Peak memory is the most PyTorch allocated (torch.cuda.max_memory_allocated), without the "
                   "CUDA context. Prefill is one forward pass over the prompt, keeping its KV cache, the faster "
-                  "of two after a warm-up. Decode times a whole greedy generate() call of 256 tokens after a "
-                  "512-token prompt, batch 1, so the host's time per step counts: it is most of each step. "
+                  f"of two after a warm-up. Decode times whole greedy generate() calls of {meta.get('generate', 64)} "
+                  f"tokens after a 512-token prompt, batch 1, and keeps the fastest of {meta.get('repeats', 3)}: the "
+                  "host's time per step counts, and it is most of each step. "
                   "Training runs three optimizer steps on 2,048 random tokens and keeps the fastest after the "
                   "first. Full fine-tuning keeps fp32 weights and AdamW moments under bf16 autocast; it is "
                   "measured only where those 16 bytes per parameter fit on the card. LoRA puts rank-16 "
@@ -187,7 +189,7 @@ def _forward_last(net, ids):
         return net(ids, use_cache=True, num_logits_to_keep=1)
 
 
-def inference(torch, net, model_id, gpu, device, contexts, generate) -> list[dict]:
+def inference(torch, net, model_id, gpu, device, contexts, generate, repeats) -> list[dict]:
     out = []
     vocab = net.config.vocab_size
     with torch.no_grad():  # warm-up: kernels chosen and loaded before anything is timed
@@ -214,19 +216,27 @@ def inference(torch, net, model_id, gpu, device, contexts, generate) -> list[dic
             out.append(result(gpu, model_id, "peak_memory_gib", peak, f"Forward pass over a {ctx}-token prompt with "
                               "its KV cache kept and the last position's logits; bf16 weights and cache; "
                               "random weights.", context=ctx))
-    prompt = torch.randint(0, vocab, (1, 512), device=device)
+    return out + decode(torch, net, model_id, gpu, device, generate, repeats)
+
+
+def decode(torch, net, model_id, gpu, device, generate, repeats) -> list[dict]:
+    """Whole greedy generate() calls after a 512-token prompt, the fastest of ``repeats``: at batch 1
+    the host's time per step is most of a step, and a busy host slows one call, not every one."""
+    prompt = torch.randint(0, net.config.vocab_size, (1, 512), device=device)
     args = {"do_sample": False, "max_new_tokens": generate, "min_new_tokens": generate, "pad_token_id": 0}
+    times = []
     with torch.no_grad():
         net.generate(prompt, **{**args, "max_new_tokens": 8, "min_new_tokens": 8})  # warm-up
-        _sync(torch, device)
-        t0 = time.perf_counter()
-        net.generate(prompt, **args)
-        _sync(torch, device)
-    seconds = time.perf_counter() - t0
-    out.append(result(gpu, model_id, "decode_tokens_per_s", generate / seconds,
-                      f"Greedy generate() of {generate} tokens after a 512-token prompt, the whole call timed; "
-                      "batch 1, bf16, static shapes off.", context=512, generated_tokens=generate))
-    return out
+        for _ in range(repeats):
+            _sync(torch, device)
+            t0 = time.perf_counter()
+            net.generate(prompt, **args)
+            _sync(torch, device)
+            times.append(time.perf_counter() - t0)
+    return [result(gpu, model_id, "decode_tokens_per_s", generate / min(times),
+                   f"Greedy generate() of {generate} tokens after a 512-token prompt, the whole call timed, the "
+                   f"fastest of {repeats} calls; batch 1, bf16, static shapes off.", context=512,
+                   generated_tokens=generate)]
 
 
 def training(torch, net, model_id, gpu, device, mode, context, batch, checkpointing, steps=3) -> list[dict]:
@@ -280,10 +290,12 @@ def _arguments(argv):
                         "(default: the file names this script as its source)")
     parser.add_argument("--models", default="llama-3-2-1b,llama-3-2-3b,qwen2-5-7b,llama-3-1-8b,mistral-7b,qwen3-8b")
     parser.add_argument("--contexts", default="512,4096,16384")
-    parser.add_argument("--generate", type=int, default=256)
+    parser.add_argument("--generate", type=int, default=64, help="tokens generated in each timed decode")
+    parser.add_argument("--repeats", type=int, default=3, help="timed decodes; the fastest is kept")
     parser.add_argument("--train-context", type=int, default=2048)
     parser.add_argument("--train-batch", type=int, default=1)
-    parser.add_argument("--modes", default="inference,lora,full", help="what to measure: inference, lora, full")
+    parser.add_argument("--modes", default="inference,lora,full",
+                        help="what to measure: inference (peak memory, prefill, decode), decode (alone), lora, full")
     parser.add_argument("--out", help="the measurements file to write (default: print it)")
     parser.add_argument("--device", default="cuda")
     return parser.parse_args(argv)
@@ -303,11 +315,23 @@ def _plan(args, bundle) -> dict | str:
     except ValueError:
         return f"--contexts takes whole numbers separated by commas, got {args.contexts!r}"
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
-    if not modes or set(modes) - {"inference", "lora", "full"}:
-        return f"--modes takes inference, lora and full, got {args.modes!r}"
+    if not modes or set(modes) - {"inference", "decode", "lora", "full"}:
+        return f"--modes takes inference, decode, lora and full, got {args.modes!r}"
+    if args.generate < 1 or args.repeats < 1:
+        return "--generate and --repeats take whole numbers from 1"
     if args.out and not args.device.startswith("cuda"):
         return "--out needs a CUDA device (on another device the figures are not the GPU's; leave --out away to see them)"
     return {"ids": ids, "contexts": contexts, "modes": modes}
+
+
+def _host_cpu() -> str | None:
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("model name"):
+                return " ".join(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return None
 
 
 def _too_big_for_full(torch, device: str, model: dict) -> bool:
@@ -325,9 +349,15 @@ def _measure(torch, args, mid: str, model: dict, plan: dict) -> list[dict]:
         contexts = [c for c in plan["contexts"] if c <= model["max_context"]]
         try:
             out += inference(torch, build(mid, model, torch.bfloat16, args.device), mid, args.gpu, args.device,
-                             contexts, args.generate)
+                             contexts, args.generate, args.repeats)
         except torch.OutOfMemoryError:
             print(f"skipped: {mid} inference does not fit", file=sys.stderr)
+    elif "decode" in plan["modes"]:
+        try:
+            out += decode(torch, build(mid, model, torch.bfloat16, args.device), mid, args.gpu, args.device,
+                          args.generate, args.repeats)
+        except torch.OutOfMemoryError:
+            print(f"skipped: {mid} decode does not fit", file=sys.stderr)
     for mode in [m for m in ("lora", "full") if m in plan["modes"]]:
         if mode == "full" and _too_big_for_full(torch, args.device, model):
             print(f"skipped: {mid} full training does not fit (16 bytes per parameter)", file=sys.stderr)
@@ -363,8 +393,12 @@ def main(argv=None) -> int:
     versions = {"transformers": transformers.__version__, "torch": torch.__version__, "peft": peft.__version__}
     if args.device.startswith("cuda"):
         versions.update({"CUDA": torch.version.cuda, "device": torch.cuda.get_device_name()})
+    host = _host_cpu()
+    if host:  # decode at batch 1 waits on the host: its processor is part of the conditions
+        versions["host"] = host
     gpu = bundle.gpus[args.gpu]
-    meta = {"gpu_name": gpu.get("name", args.gpu), "url": args.url, "date": dt.date.today(), "versions": versions}
+    meta = {"gpu_name": gpu.get("name", args.gpu), "url": args.url, "date": dt.date.today(), "versions": versions,
+            "generate": args.generate, "repeats": args.repeats}
     results = []
     for mid in plan["ids"]:
         began = time.perf_counter()
