@@ -161,6 +161,25 @@ def test_moe_prefill_charges_the_routed_experts_by_the_fitted_factor():
     assert dense["expert_s"] == 0 and dense["compute_s"] == pytest.approx(dense["flops"] / tflops)
 
 
+def test_each_prefill_pass_pays_the_per_layer_cost_of_a_step():
+    """A prefill pass launches every layer's kernels as a decode step does: each layer of each pass
+    (one pass per 512-token micro-batch in llama.cpp, one for the whole prompt in transformers)
+    adds overhead_s_per_layer. Llama 3.1 8B has 32 layers; 4,096 tokens are 8 passes in llama.cpp."""
+    model, gpu = M["llama-3-1-8b"], FIXTURE["gpus"]["h100-sxm"]
+    k = {**speed.DEFAULT_SPEED, "eff_compute": 0.5, "eff_bw": 1e9}
+    for runtime, passes in (("llama.cpp", 8), ("transformers", 1)):
+        t = speed.prefill_terms(model, gpu, "bf16", 4096, 1, runtime)
+        bare = speed.prefill_from_terms(t, k)
+        paid = speed.prefill_from_terms(t, {**k, "overhead_s_per_layer": 0.001})
+        assert 4096 / paid == pytest.approx(4096 / bare + passes * 32 * 0.001), runtime
+    # short prompts feel it most: at 512 tokens the same cost is a larger share of the pass
+    share = []
+    for n in (512, 4096):
+        t = speed.prefill_terms(model, gpu, "bf16", n, 1, "transformers")
+        share.append(1 - speed.prefill_from_terms(t, {**k, "overhead_s_per_layer": 0.001}) / speed.prefill_from_terms(t, k))
+    assert share[0] > 3 * share[1]
+
+
 def test_pure_16_bit_training_and_the_step_in_the_backward_pass_by_hand():
     """Llama 3.1 8B, full fine-tuning in bf16: no master copy takes 4 B per weight off the
     optimizer's part; stepping in the backward pass leaves one gradient at a time, the largest

@@ -220,7 +220,7 @@ def prefill_terms(model: dict, gpu: dict, weights: str, context: int, batch: int
             "mem_s": chunks * per_chunk / (gpu["memory_bandwidth_gbs"] * 1e9) / (n if tensor_parallel else 1),
             "pcie_s": chunks * cpu_bytes / (k["pcie_gbs"] * 1e9),
             "comm_s": chunks * 2 * model["layers"] * k["tp_latency_s"] if tensor_parallel else 0.0,
-            "tokens": tokens, "flops": flops}
+            "layer_passes": chunks * model["layers"], "tokens": tokens, "flops": flops}
 
 
 def prefill_from_terms(t: dict, k: dict):
@@ -229,6 +229,8 @@ def prefill_from_terms(t: dict, k: dict):
         return None
     compute = (t["compute_s"] + t["expert_s"] * k["moe_prefill"]) / k["eff_compute"]
     time = max(compute, t["mem_s"] / k["eff_bw"]) + t["pcie_s"] + t["comm_s"]
+    # each pass launches every layer's kernels: the per-layer cost fitted on decode steps
+    time += t["layer_passes"] * k["overhead_s_per_layer"]
     return t["tokens"] / time if time > 0 else 0.0
 
 

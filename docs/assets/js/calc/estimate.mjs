@@ -383,14 +383,15 @@ export function prefillTerms(model, gpu, weights, context, batch, runtime, gpus 
     mem_s: chunks * perChunk / (gpu.memory_bandwidth_gbs * 1e9) / (tp ? n : 1),
     pcie_s: chunks * cpuBytes / (k.pcie_gbs * 1e9),
     comm_s: tp ? chunks * 2 * model.layers * k.tp_latency_s : 0,
-    tokens, flops,
+    layer_passes: chunks * model.layers, tokens, flops,
   };
 }
 
 export function prefillFromTerms(t, k) {
   if (t.compute_s === null) return null;
   const compute = (t.compute_s + t.expert_s * k.moe_prefill) / k.eff_compute;
-  const time = Math.max(compute, t.mem_s / k.eff_bw) + t.pcie_s + t.comm_s;
+  // each pass launches every layer's kernels: the per-layer cost fitted on decode steps
+  const time = Math.max(compute, t.mem_s / k.eff_bw) + t.pcie_s + t.comm_s + t.layer_passes * k.overhead_s_per_layer;
   return time > 0 ? t.tokens / time : 0;
 }
 
