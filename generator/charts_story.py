@@ -2,8 +2,10 @@
 
 One point per revision: the best card among those it advised, at a price known then (see
 :attr:`generator.derive.Derived.story`), joined by a step line; the label names the card where it
-changes. Today's point is drawn apart (its own marker, after a dashed rule) because it is the site's
-computation from dated prices and the estimation model, not the advice of any revision.
+changes. A history longer than the width shows apart is drawn one point per stretch of the axis
+(:data:`GAP`), and labels that would cover one another are left out; the table lists every
+revision. Today's point is drawn apart (its own marker, after a dashed rule) because it is the
+site's computation from dated prices and the estimation model, not the advice of any revision.
 """
 from __future__ import annotations
 
@@ -62,6 +64,27 @@ def _steps(coords: list[tuple[float, float]]) -> list[str]:
     return out
 
 
+# Once the revisions outnumber what the width can show apart, one point per this many units: the
+# last revision of each stretch, its tip counting the others (the data table lists every one)
+GAP = 9
+
+
+def _drawn(coords: list[tuple[float, float]], x0: float, x1: float) -> list[list[int]]:
+    """The revisions drawn as points, as groups of indices into ``coords``: one group per revision
+    while they fit the width at GAP apart, else one per GAP-wide stretch of the axis (its last
+    revision drawn). The size of the chart then follows its width, not the history's length."""
+    if len(coords) <= (x1 - x0) / GAP:
+        return [[i] for i in range(len(coords))]
+    groups: list[list[int]] = []
+    for i, (x, _y) in enumerate(coords):
+        stretch = int((x - x0) // GAP)
+        if groups and int((coords[groups[-1][0]][0] - x0) // GAP) == stretch:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    return groups
+
+
 def story_chart(ds, c, key: str) -> Markup | None:
     """The best value among each revision's advised cards over time, then today's, for one figure."""
     from .derive import derive
@@ -92,10 +115,16 @@ def story_chart(ds, c, key: str) -> Markup | None:
     body.append('<g class="points">')
     labels = []
     tips = []
-    for i, (p, (x, y)) in enumerate(zip(past, coords, strict=True)):
+    groups = _drawn(coords, fr.x0, fr.x1)
+    for n, group in enumerate(groups):
+        p, (x, y) = past[group[-1]], coords[group[-1]]
         gpu = _name(ds.gpus[p["gpu"]])
-        tips.append((0, x, y, f"{c.date(p['date'])}: {gpu}, {c.num(p['value'], 1)} ({c.num(p['usd'])} USD)"))
-        if i == 0 or p["gpu"] != past[i - 1]["gpu"]:
+        tip = f"{c.date(p['date'])}: {gpu}, {c.num(p['value'], 1)} ({c.num(p['usd'])} USD)"
+        if len(group) > 1:
+            tip += " " + _plain(c, "chart.story.stretch", count=c.num(len(group) - 1),
+                                first=c.date(past[group[0]]["date"]))
+        tips.append((0, x, y, tip))
+        if n == 0 or p["gpu"] != past[groups[n - 1][-1]]["gpu"]:
             labels.append((x, y, gpu))
     body += _points(c, tips)
     body.append("</g>")
@@ -109,7 +138,10 @@ def story_chart(ds, c, key: str) -> Markup | None:
         body.append(f'<g class="pt s2"><title>{_e(tip)}</title>{_marker(2, x, y, 5.5)}</g>')
         labels.append((x, y, gpu))
     obstacles = [(x - 5, y - 5, x + 5, y + 5) for x, y in dict.fromkeys((round(x), round(y)) for x, y in coords)]
-    placed = _place_labels(labels, obstacles, (fr.x0 + 2, fr.y1 - 8, fr.x1 + 18, fr.y0 - 2))
+    # where points were thinned, a label that would cover another is left out (the tips and the
+    # table still name every card); else every change of card is named
+    placed = _place_labels(labels, obstacles, (fr.x0 + 2, fr.y1 - 8, fr.x1 + 18, fr.y0 - 2),
+                           crowded=len(groups) < len(past))
     body.append(f'<g class="labels" fill="currentColor" font-size="{SMALL - 1}">')
     body += [f'<text x="{_f(x)}" y="{_f(y)}" text-anchor="{anchor}">{_e(text)}</text>' for anchor, x, y, text in placed]
     body.append("</g>")

@@ -255,11 +255,12 @@ def _swatches(entries: list[tuple[str, str]], y: float) -> list[str]:
     return out
 
 
-def _place_labels(labels, obstacles, bounds, size=SMALL - 1):
+def _place_labels(labels, obstacles, bounds, size=SMALL - 1, crowded=False):
     """Greedy placement of point labels: the first candidate position that overlaps nothing.
 
     ``labels``: (x, y, text); ``obstacles``: boxes (x0, y0, x1, y1) already taken.
-    Returns (anchor, x, y, text) per label, in input order.
+    Returns (anchor, x, y, text) per label, in input order; with ``crowded``, a label after the
+    first that finds no free position is left out instead of drawn over another.
     """
     bx0, by0, bx1, by1 = bounds
     taken = list(obstacles)
@@ -289,6 +290,8 @@ def _place_labels(labels, obstacles, bounds, size=SMALL - 1):
                 best = (score, anchor, tx, ty, box)
             if score == 0:
                 break
+        if crowded and out and best[0] > 0:
+            continue
         taken.append(best[4])
         out.append((best[1], best[2], best[3], text))
     return out

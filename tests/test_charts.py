@@ -535,3 +535,47 @@ def test_the_story_line_grows_with_the_columns_it_crosses():
         "10.0,50.0", "20.1,50.0", "20.1,70.0", "20.1,30.0", "20.1,45.0", "30.0,45.0"]  # leaving lower: up first
     many = [(x / 10, (x * 37) % 100) for x in range(1000)]  # 1,000 points over 100 columns
     assert len(_steps(many)) <= 4 * 101
+
+
+def test_a_long_history_is_drawn_one_point_per_stretch_and_labels_never_cover_each_other(shipped, monkeypatch):
+    """1,200 revisions alternating between three cards: the story chart draws at most one point per
+    GAP units of its width (the last revision of each stretch, its tip counting the others, which
+    add up to every revision), leaves out labels that would cover another, and its table still
+    lists every revision. At today's length every revision keeps its own point (test above)."""
+    import datetime as dt
+    import types
+
+    from generator import charts_story, derive as derive_mod
+    from generator.svg import _text_width
+
+    gpus = ["rtx-2070", "rtx-3090", "rtx-4090"]
+    start = dt.date(2014, 1, 1)
+    past = [{"date": (start + dt.timedelta(days=3 * i)).isoformat(), "gpu": gpus[i % 3], "value": 10.0 + (i % 4) * 7,
+             "usd": 500 + i % 3, "today": False, "source": "launch"} for i in range(1200)]
+    today = {"date": "2026-11-01", "gpu": "rtx-4090", "value": 40.0, "usd": 1600, "today": True, "source": "street"}
+    fake = types.SimpleNamespace(story={"throughput": past + [today]})
+    monkeypatch.setattr(derive_mod, "derive", lambda ds: fake)
+    c = _context(shipped)
+    figure = str(charts_story.story_chart(shipped, c, "throughput"))
+    svg = ET.fromstring(figure[figure.index("<svg"):figure.index("</svg>") + 6])
+    points = svg.findall(f".//{SVG}g[@class='pt s0']")
+    width = 720
+    assert 10 < len(points) <= width / charts_story.GAP + 1
+    # each drawn point stands for itself and the earlier revisions its tip counts
+    counted = 0
+    for g in points:
+        tip = g.find(f"{SVG}title").text
+        m = re.search(r"; ([\d,]+) earlier revisions from ", tip)
+        counted += 1 + (int(m.group(1).replace(",", "")) if m else 0)
+    assert counted == len(past)
+    boxes = []
+    for t in svg.findall(f".//{SVG}g[@class='labels']/{SVG}text"):
+        size = charts_story.SMALL - 1  # as _place_labels measures a label
+        x, y, w = float(t.get("x")), float(t.get("y")), _text_width(t.text, size)
+        left = {"start": x, "end": x - w, "middle": x - w / 2}[t.get("text-anchor")]
+        boxes.append((left, y - size * 0.8, left + w, y + size * 0.2))
+    assert 3 <= len(boxes) < 100
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            assert min(a[2], b[2]) - max(a[0], b[0]) <= 0.5 or min(a[3], b[3]) - max(a[1], b[1]) <= 0.5, (a, b)
+    assert len(re.findall(r"<tr><th scope=\"row\">", figure)) == len(past) + 1
