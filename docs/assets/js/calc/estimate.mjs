@@ -576,23 +576,6 @@ export function estimate(model, gpu, options = {}, table = {}) {
   };
 }
 
-export function trainingRelativeOnly(gpu, table = {}) {
-  const ref = (table || {}).reference;
-  if (!ref) throw new EstimateError("est.err.reference");
-  const coeffs = (table.constants || {}).relative ?? null;
-  return {
-    memory: null, fits: null, decode_tokens_per_s: null, prefill_tokens_per_s: null,
-    training_relative: relativeTraining(gpu, ref, coeffs),
-    error: { training_relative: errorBand(table.errors, "training_relative", "all") },
-    basis: {
-      gpu: gpu.id ?? null, reference: ref.id ?? null, relative_constants: coeffs,
-      gpu_tflops: gpu.fp16_tensor_tflops || gpu.fp32_tflops || null,
-      reference_tflops: ref.fp16_tensor_tflops || ref.fp32_tflops || null,
-      gpu_bandwidth_gbs: gpu.memory_bandwidth_gbs ?? null, reference_bandwidth_gbs: ref.memory_bandwidth_gbs ?? null,
-    },
-  };
-}
-
 /** {errors: [], result} or {errors: [{key, params}], result: null}: the calculator's entry point. */
 export function run(model, gpu, options = {}, table = {}) {
   try {

@@ -252,8 +252,8 @@ export function specScore(gpu, order, weights) {
  * card's launch price. The quotes come from the build (generator/picker.py).
  */
 export function viewPrice(gpu, view, basis) {
-  const q = ((view && view.quotes) || {})[gpu.id] || {};
-  const chosen = (basis === "used" ? q.used : null) || q.new;
+  const q = view && view.quotes && view.quotes[gpu.id];
+  const chosen = q && ((basis === "used" && q.used) || q.new);
   if (chosen) return { usd: chosen[0], source: chosen[1], date: chosen[2] };
   if (typeof gpu.launch_price_usd === "number" && gpu.launch_price_usd > 0) return { usd: gpu.launch_price_usd, source: "catalogue", date: null };
   return null;
@@ -286,7 +286,6 @@ function referenceCard(gpus, table, view, advised, order, weights, date) {
   return ref;
 }
 
-const ROLE_RANK = { recommended: 0, alternative: 1 };
 const skippedCounts = () => ({ tooNew: 0, noPrice: 0, tooSmall: 0, overBudget: 0, noPerf: 0 });
 const cmpId = (x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0);
 
@@ -343,7 +342,7 @@ export function rankGpus(data, v) {
       advised: a ? a.role : null, advisedUsed: !!(a && a.used), personas: a ? a.personas.slice() : [],
     });
   }
-  const role = (r) => (r.advised in ROLE_RANK ? ROLE_RANK[r.advised] : 2);
+  const role = (r) => (r.advised === "recommended" ? 0 : r.advised === "alternative" ? 1 : 2);
   rows.sort((x, y) => (x.flag !== null) - (y.flag !== null) || role(x) - role(y) || y.value - x.value || y.perf - x.perf || cmpId(x, y));
   return {
     mode: "revision", revision: date, table: table ? table.workload : null, reference: ref.id, order, weights,
@@ -383,13 +382,6 @@ export function rankToday(data, v) {
 }
 
 // ------------------------------------------------------------------ decision tree (2023)
-
-/** The newest revision that gives its advice as a decision tree, or null. */
-export function latestTree(data) {
-  const revs = (data && data.revisions) || [];
-  for (let i = revs.length - 1; i >= 0; i--) if (revs[i] && revs[i].decision_tree) return revs[i];
-  return null;
-}
 
 export function isLeaf(node) {
   return !!node && typeof node === "object" && !("question" in node);

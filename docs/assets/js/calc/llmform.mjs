@@ -45,7 +45,6 @@ export const RUN_FIELDS = {
 };
 export const CHOICES = { mode: MODES, runtime: RUNTIMES, weights: WEIGHTS, kv: KV, opt: OPT, targets: TARGETS };
 const CHOICE_DEFAULTS = { opt: DEFAULTS.optimizer, targets: "all" };
-export const CHECKS = ["custom", "tied", "ckpt", "flash", "master", "inbwd", "chunk"];
 /** Every named input of the form, in the order of the URL. */
 export const NAMES = ["model", "custom", ...Object.keys(ARCH_FIELDS), "tied", "mode", "runtime", "weights", "context",
   "kv", "batch", "gpus", "card", "ckpt", "flash", "opt", "master", "inbwd", "chunk", "rank", "targets"];
