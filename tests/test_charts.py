@@ -545,7 +545,8 @@ def test_a_long_history_is_drawn_one_point_per_stretch_and_labels_never_cover_ea
     import datetime as dt
     import types
 
-    from generator import charts_story, derive as derive_mod
+    from generator import charts_story
+    from generator import derive as derive_mod
     from generator.svg import _text_width
 
     gpus = ["rtx-2070", "rtx-3090", "rtx-4090"]
