@@ -159,6 +159,24 @@ def test_filter_state_comes_back_from_the_url(server, page, built_site):
     assert sorted(visible_ids(page)) == sorted(g for g, r in ds.gpus.items() if r["release_date"].year == 2022)
 
 
+def test_compare_picker_lists_every_card_by_name_from_the_data_file(server, page, built_site):
+    """The page carries no card of its own (its size does not grow with the catalogue): each of the
+    four selects lists every card, by name, once the data file has arrived; in Korean too."""
+    site, ds = built_site
+    html = (site / "compare" / "index.html").read_text(encoding="utf-8")
+    assert 'value="rtx-4090"' not in html and html.count("<option") == 4
+    for prefix in ("", "/ko"):
+        page.goto(server + prefix + "/compare/")
+        page.wait_for_function("document.querySelectorAll('#wg-compare select[name=gpu3] option').length > 1")
+        for i in range(4):
+            listed = page.eval_on_selector_all(f"#wg-compare select[name=gpu{i}] option",
+                                               "os => os.map(o => [o.value, o.textContent])")
+            assert listed[0][0] == "" and sorted(v for v, _ in listed[1:]) == sorted(ds.gpus)
+            names = [n for _, n in listed[1:]]
+            assert names == sorted(names, key=str.lower), names[:10]
+            assert dict(listed[1:])["rtx-4090"] == ds.gpus["rtx-4090"]["name"]
+
+
 def test_compare_picker_keeps_the_choice_in_the_url(server, page, built_site):
     _, ds = built_site
     page.goto(server + "/compare/")

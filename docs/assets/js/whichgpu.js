@@ -241,6 +241,12 @@
     const vendors = jsonAttr(box, "data-vendors");
     const lang = document.documentElement.lang || "en";
     const sig3 = new Intl.NumberFormat(lang, { maximumSignificantDigits: 3 });
+    // every card, by name (as the catalogue's data lists them), in each of the selects
+    const options = document.createDocumentFragment();
+    const key = (g) => g.name.toLowerCase();
+    [...gpus.values()].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.id < b.id ? -1 : 1))
+      .forEach((g) => { const o = el("option", g.name); o.value = g.id; options.appendChild(o); });
+    selects.forEach((s, i) => s.appendChild(i === selects.length - 1 ? options : options.cloneNode(true)));
     const chosen = (new URLSearchParams(location.search).get("gpus") || "").split(",").filter((id) => gpus.has(id)).slice(0, selects.length);
     selects.forEach((s, i) => { s.value = chosen[i] || ""; });
     const valueOf = (g, field) => (DERIVED.has(field) ? (g.figures || {})[field] : field === "vendor" ? vendors[g.vendor] || g.vendor : g[field]);
