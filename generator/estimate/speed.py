@@ -48,7 +48,9 @@ kernels), which GeForce cards (consumer NVIDIA, Titans aside) run at twice that 
 gets 2 x fp16_tensor_tflops there. llama.cpp multiplies quantized weights at the 16-bit rate (they are dequantized, or run through
 int8 kernels of about that speed): the format changes only the bytes, and ``eff_compute`` absorbs
 the rest. With CPU offload llama.cpp copies the host layers over PCIe (``pcie_gbs``, 25 GB/s) once
-per micro-batch.
+per micro-batch. Each micro-batch is one pass that launches every layer's kernels, as a decode step
+does: it adds layers x ``overhead_s_per_layer``, the per-layer cost fitted on decode (what makes a
+short prompt in transformers slow beside its matrix work).
 
 Training throughput of a GPU relative to a reference GPU (Dettmers 2020/2023: tensor throughput,
 memory bandwidth and cache decide): (T / T_ref)^a x (B / B_ref)^b x (C / C_ref)^c x (M / M_ref)^d
