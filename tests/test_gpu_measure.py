@@ -120,6 +120,8 @@ def test_bad_arguments_exit_2_with_a_message_before_any_torch_import():
                           (["--gpu", "rtx-4090", "--url", "https://example.org/x", "--models", "nope"], "no model nope"),
                           (["--gpu", "rtx-4090", "--url", "https://example.org/x", "--contexts", "4k"], "--contexts takes"),
                           (["--gpu", "rtx-4090", "--url", "https://example.org/x", "--modes", "qlora"], "--modes takes"),
+                          (["--gpu", "rtx-4090", "--modes", "decode", "--repeats", "0"], "--generate and --repeats take"),
+                          (["--gpu", "rtx-4090", "--generate", "0"], "--generate and --repeats take"),
                           (["--gpu", "rtx-4090", "--url", "https://example.org/x", "--out", "x.yaml", "--device", "cpu"],
                            "--out needs a CUDA device")):
         r = subprocess.run([sys.executable, "-m", "benchmarks.gpu_measure", *args], cwd=ROOT, capture_output=True,
