@@ -4,6 +4,7 @@ The shipped data is below the threshold, so these tests lower it (``render.LIST_
 build the small fixture data, whose catalogue then needs its second part."""
 from __future__ import annotations
 
+import html
 import json
 import os
 import shutil
@@ -226,3 +227,36 @@ def test_a_cards_measured_results_load_on_show_all_on_a_phone(real_server, brows
         assert len(asked) == 1 and not page.locator("[data-wg-rest-for=measured-table]").is_visible()
     finally:
         context.close()
+
+
+def test_the_sites_own_measurement_files_beyond_the_newest_are_a_list_carried_in_part(tmp_path):
+    """The accuracy page describes the newest file of the site's own measurements in full and lists
+    the earlier ones in a table, carried in part like every list that grows with the data."""
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    own = data / "measurements" / "whichgpu-h100-sxm-2026-11-27.yaml"
+    text = own.read_text(encoding="utf-8")
+    for day in ("2026-01-05", "2026-02-05", "2026-03-05"):
+        copy = text.replace("date: 2026-11-27", f"date: {day}").replace(
+            "title: 'whichgpu''s own", f"title: 'Run of {day}: whichgpu''s own")
+        (own.parent / f"whichgpu-h100-sxm-{day}.yaml").write_text(copy, encoding="utf-8")
+    old_rows, old_epoch = render.LIST_ROWS, os.environ.get("SOURCE_DATE_EPOCH")
+    render.LIST_ROWS = 1
+    os.environ["SOURCE_DATE_EPOCH"] = EPOCH
+    try:
+        paths = Paths(data=data, build=tmp_path / "build", site=tmp_path / "site")
+        build_site(paths, ["en"])
+    finally:
+        render.LIST_ROWS = old_rows
+        if old_epoch is None:
+            os.environ.pop("SOURCE_DATE_EPOCH", None)
+        else:
+            os.environ["SOURCE_DATE_EPOCH"] = old_epoch
+    page = html.unescape((paths.site / "accuracy" / "index.html").read_text(encoding="utf-8"))
+    section = page.split('id="own"', 1)[1].split("<h2", 1)[0]
+    # the newest (2026-11-27) in full, under its own heading
+    assert section.count("<h3") == 1 and "Run of" not in section.split("<h3", 1)[1].split("</h3>", 1)[0]
+    carried = section.split('id="own-list"', 1)[1].split("</table>", 1)[0]
+    assert carried.count("<tr>") == 2 and "Run of 2026-03-05" in carried  # the head row and the newest earlier file
+    rest = html.unescape(_rows_of((paths.site / "accuracy" / "own-list.rows.js").read_text(encoding="utf-8"), "own-list"))
+    assert rest.count("<tr>") == 2 and rest.index("Run of 2026-02-05") < rest.index("Run of 2026-01-05")
