@@ -43,19 +43,23 @@ def small_lists(tmp_path_factory):
     base = tmp_path_factory.mktemp("lists")
     shutil.copytree(ROOT / "tests" / "fixtures" / "valid", base / "data")
     shutil.copyfile(ROOT / "data" / "ui.yaml", base / "data" / "ui.yaml")
+    paths = Paths(data=base / "data", build=base / "build", site=base / "site")
+    return paths.site, _build_with_one_row(paths)
+
+
+def _build_with_one_row(paths: Paths):
+    """The English site of ``paths`` built with a threshold of one row (and a fixed date)."""
     old_rows, old_epoch = render.LIST_ROWS, os.environ.get("SOURCE_DATE_EPOCH")
     render.LIST_ROWS = 1
     os.environ["SOURCE_DATE_EPOCH"] = EPOCH
     try:
-        paths = Paths(data=base / "data", build=base / "build", site=base / "site")
-        ds = build_site(paths, ["en"])
+        return build_site(paths, ["en"])
     finally:
         render.LIST_ROWS = old_rows
         if old_epoch is None:
             os.environ.pop("SOURCE_DATE_EPOCH", None)
         else:
             os.environ["SOURCE_DATE_EPOCH"] = old_epoch
-    return paths.site, ds
 
 
 def test_catalogue_carries_the_newest_cards_and_the_rest_beside_it(small_lists):
@@ -240,18 +244,8 @@ def test_the_sites_own_measurement_files_beyond_the_newest_are_a_list_carried_in
         copy = text.replace("date: 2026-11-27", f"date: {day}").replace(
             "title: 'whichgpu''s own", f"title: 'Run of {day}: whichgpu''s own")
         (own.parent / f"whichgpu-h100-sxm-{day}.yaml").write_text(copy, encoding="utf-8")
-    old_rows, old_epoch = render.LIST_ROWS, os.environ.get("SOURCE_DATE_EPOCH")
-    render.LIST_ROWS = 1
-    os.environ["SOURCE_DATE_EPOCH"] = EPOCH
-    try:
-        paths = Paths(data=data, build=tmp_path / "build", site=tmp_path / "site")
-        build_site(paths, ["en"])
-    finally:
-        render.LIST_ROWS = old_rows
-        if old_epoch is None:
-            os.environ.pop("SOURCE_DATE_EPOCH", None)
-        else:
-            os.environ["SOURCE_DATE_EPOCH"] = old_epoch
+    paths = Paths(data=data, build=tmp_path / "build", site=tmp_path / "site")
+    _build_with_one_row(paths)
     page = html.unescape((paths.site / "accuracy" / "index.html").read_text(encoding="utf-8"))
     section = page.split('id="own"', 1)[1].split("<h2", 1)[0]
     # the newest (2026-11-27) in full, under its own heading

@@ -112,6 +112,14 @@ def _with_measurement(tree, text=MEAS_TEXT):
     tree.write(MEAS, text)
 
 
+SOURCE_URL = "url: https://example.org/bench\n"
+
+
+def _source(lines: str):
+    """The fixture measurements file with its source line replaced by ``lines``."""
+    return lambda t: _with_measurement(t, MEAS_TEXT.replace(SOURCE_URL, lines))
+
+
 CASES = {
     "fp8_dense_not_above_sparse": (
         lambda t: _gpu_extra(t, "fp8_tensor_tflops: 60\nfp8_tensor_tflops_sparse: 120\n",
@@ -219,21 +227,18 @@ CASES = {
         "data/measurements/bench.yaml:15: results[0].mode: training_tokens_per_s is measured in a training mode",
     ),
     "measurement_names_its_source": (
-        lambda t: _with_measurement(t, MEAS_TEXT.replace("url: https://example.org/bench\n",
-                                                         "script: benchmarks/gpu_measure.py\n")),
-        lambda t: _with_measurement(t, MEAS_TEXT.replace("url: https://example.org/bench\n", "")),
+        _source("script: benchmarks/gpu_measure.py\n"),
+        _source(""),
         "data/measurements/bench.yaml:1: a measurements file names its source: url (a public address) or script",
     ),
     "measurement_source_is_an_address_or_the_sites_script_not_both": (
-        lambda t: _with_measurement(t),
-        lambda t: _with_measurement(t, MEAS_TEXT.replace("url: https://example.org/bench\n",
-                                                         "url: https://example.org/bench\nscript: benchmarks/gpu_measure.py\n")),
+        _source(SOURCE_URL),
+        _source(SOURCE_URL + "script: benchmarks/gpu_measure.py\n"),
         "data/measurements/bench.yaml:3: script: give url or script, not both",
     ),
     "measurement_script_is_one_of_the_sites": (
-        lambda t: _with_measurement(t, MEAS_TEXT.replace("url: https://example.org/bench\n",
-                                                         "script: benchmarks/gpu_measure.py\n")),
-        lambda t: _with_measurement(t, MEAS_TEXT.replace("url: https://example.org/bench\n", "script: my_bench.py\n")),
+        _source("script: benchmarks/gpu_measure.py\n"),
+        _source("script: my_bench.py\n"),
         "data/measurements/bench.yaml:2: script: ",
     ),
     "measurement_generated_tokens_times_decode": (
