@@ -345,19 +345,17 @@ def _too_big_for_full(torch, device: str, model: dict) -> bool:
 def _measure(torch, args, mid: str, model: dict, plan: dict) -> list[dict]:
     """Every result of one model; a step that does not fit is skipped and said so."""
     out = []
-    if "inference" in plan["modes"]:
+    # inference measures decode too; decode alone skips the peaks and prefill
+    step = next((m for m in ("inference", "decode") if m in plan["modes"]), None)
+    if step:
         contexts = [c for c in plan["contexts"] if c <= model["max_context"]]
-        try:
-            out += inference(torch, build(mid, model, torch.bfloat16, args.device), mid, args.gpu, args.device,
-                             contexts, args.generate, args.repeats)
+        run = ((lambda net: inference(torch, net, mid, args.gpu, args.device, contexts, args.generate, args.repeats))
+               if step == "inference" else (lambda net: decode(torch, net, mid, args.gpu, args.device, args.generate,
+                                                               args.repeats)))
+        try:  # the model is only the call's argument: freed when the call returns or fails
+            out += run(build(mid, model, torch.bfloat16, args.device))
         except torch.OutOfMemoryError:
-            print(f"skipped: {mid} inference does not fit", file=sys.stderr)
-    elif "decode" in plan["modes"]:
-        try:
-            out += decode(torch, build(mid, model, torch.bfloat16, args.device), mid, args.gpu, args.device,
-                          args.generate, args.repeats)
-        except torch.OutOfMemoryError:
-            print(f"skipped: {mid} decode does not fit", file=sys.stderr)
+            print(f"skipped: {mid} {step} does not fit", file=sys.stderr)
     for mode in [m for m in ("lora", "full") if m in plan["modes"]]:
         if mode == "full" and _too_big_for_full(torch, args.device, model):
             print(f"skipped: {mid} full training does not fit (16 bytes per parameter)", file=sys.stderr)

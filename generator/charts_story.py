@@ -75,14 +75,10 @@ def _drawn(coords: list[tuple[float, float]], x0: float, x1: float) -> list[list
     revision drawn). The size of the chart then follows its width, not the history's length."""
     if len(coords) <= (x1 - x0) / GAP:
         return [[i] for i in range(len(coords))]
-    groups: list[list[int]] = []
+    groups: dict[int, list[int]] = {}  # stretch -> indices (coords run left to right)
     for i, (x, _y) in enumerate(coords):
-        stretch = int((x - x0) // GAP)
-        if groups and int((coords[groups[-1][0]][0] - x0) // GAP) == stretch:
-            groups[-1].append(i)
-        else:
-            groups.append([i])
-    return groups
+        groups.setdefault(int((x - x0) // GAP), []).append(i)
+    return list(groups.values())
 
 
 def story_chart(ds, c, key: str) -> Markup | None:
