@@ -7,6 +7,7 @@ frozen, so the result cannot go stale).
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import functools
 import hashlib
@@ -206,9 +207,25 @@ class Derived:
         years, months = age(_dt.date.fromisoformat(newest), built)
         return AdviceAge(newest, built.isoformat(), years, months)
 
+    def _before(self, *attrs: str) -> tuple[Derived, dict[str, frozenset[str]]] | None:
+        """(what was derived from the dataset the last load made, the records changed since)
+        when only records of ``attrs`` changed (see :func:`generator.validate.changes`)."""
+        from .validate import changes
+
+        known = changes(self.ds)
+        if known is None or not set(known[1]) <= set(attrs):
+            return None
+        return derive(known[0]), known[1]
+
     @functools.cached_property
     def fit_digest(self) -> str:
-        """Of everything the fitted table depends on (see ``_digest``)."""
+        """Of everything the fitted table depends on (see ``_digest``). After a reload in which
+        only cards or models changed, and none in what the engine reads of it, the last digest
+        (the preview's step: no pass over every card)."""
+        before = self._before("gpus", "models")
+        digest = before[0].__dict__.get("fit_digest") if before else None
+        if digest is not None and self._engine_views_kept(before[0], before[1]):
+            return digest
         ds = self.ds
         records = {("gpu", gid): rec for gid, rec in ds.gpus.items()}
         records.update((("model", mid), rec) for mid, rec in ds.models.items())
@@ -293,12 +310,32 @@ class Derived:
 
         return client_today(self.ds, self)
 
+    def _engine_views_kept(self, before: Derived, changed: dict[str, frozenset[str]]) -> bool:
+        """Whether every changed card and model reads the same to the engine as before."""
+        from .estimate.data import ENGINE_GPU_FIELDS
+
+        old, new = before.bundle, self.bundle
+        return (all(_dumps(old.models.get(mid)) == _dumps(new.models.get(mid)) for mid in changed.get("models", ()))
+                and all(_engine_view(old.gpus.get(gid) or {}, ENGINE_GPU_FIELDS)
+                        == _engine_view(new.gpus.get(gid) or {}, ENGINE_GPU_FIELDS) for gid in changed.get("gpus", ())))
+
     @functools.cached_property
     def bundle(self):
-        """The data as plain dicts, as the estimation engine takes them."""
+        """The data as plain dicts, as the estimation engine takes them. After a reload in which
+        only cards or models changed: the last bundle with their dicts replaced."""
         from .estimate import from_dataset
+        from .estimate.data import _engine_dict
 
-        return from_dataset(self.ds)
+        before = self._before("gpus", "models")
+        old = before[0].__dict__.get("bundle") if before else None
+        if old is None:
+            return from_dataset(self.ds)
+        b = dataclasses.replace(old, gpus=dict(old.gpus), models=dict(old.models))
+        for attr, table in (("gpus", b.gpus), ("models", b.models)):
+            records = getattr(self.ds, attr)
+            for ident in before[1].get(attr, ()):
+                table[ident] = _engine_dict(records[ident], ident)
+        return b
 
     @functools.cached_property
     def _content_keys(self) -> dict[str, dict]:

@@ -13,6 +13,7 @@ exists.
 """
 from __future__ import annotations
 
+import bisect
 import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -28,27 +29,60 @@ class PageKind:
     template: str
     path: str | None = None  # one page: its path below the language root
     items: Callable | None = None  # many pages: (ds, ctx) -> iterable of (path, template variables)
+    find: Callable | None = None  # of many pages: (ds, ctx, path) -> that page's (path, variables), or ()
     context: Callable | None = None  # one page: (ds, ctx) -> its template variables
     when: Callable = _always  # (ds) -> bool
 
-    def pages(self, ds, ctx) -> Iterable[tuple[str, dict]]:
+    def pages(self, ds, ctx, only: Iterable[str] | None = None) -> Iterable[tuple[str, dict]]:
+        """The kind's pages; with ``only``, at least those of them at these paths (a kind that can
+        find one page by its path gives just those, without going through the others)."""
         if not self.when(ds):
             return ()
         if self.items is not None:
+            if only is not None and self.find is not None:
+                return [page for path in only for page in self.find(ds, ctx, path)]
             return self.items(ds, ctx)
         return ((self.path, self.context(ds, ctx) if self.context else {}),)
+
+
+def _stem(path: str, folder: str) -> str | None:
+    """``rtx-4090`` of ``gpus/rtx-4090.md`` in the folder ``gpus/``; None for another path."""
+    if path.startswith(folder) and path.endswith(".md") and "/" not in path[len(folder):]:
+        return path[len(folder): -len(".md")]
+    return None
 
 
 def _gpus(ds, ctx):
     return ((f"gpus/{gid}.md", {"gid": gid, "gpu": gpu}) for gid, gpu in sorted(ds.gpus.items()))
 
 
+def _gpu_at(ds, ctx, path):
+    gid = _stem(path, "gpus/")
+    gpu = ds.gpus.get(gid) if gid is not None else None
+    return () if gpu is None else ((path, {"gid": gid, "gpu": gpu}),)
+
+
 def _revisions(ds, ctx):
+    for i, rev in enumerate(ds.revisions):
+        yield (f"revisions/{rev.id}.md", _revision_vars(ds, i))
+
+
+def _revision_vars(ds, i: int) -> dict:
     revs = ds.revisions
-    for i, rev in enumerate(revs):
-        yield (f"revisions/{rev.id}.md", {"rev": rev, "prev": revs[i - 1] if i > 0 else None,
-                                          "next": revs[i + 1] if i + 1 < len(revs) else None,
-                                          "latest": ds.latest, "is_latest_page": False, "up": "../"})
+    return {"rev": revs[i], "prev": revs[i - 1] if i > 0 else None, "next": revs[i + 1] if i + 1 < len(revs) else None,
+            "latest": ds.latest, "is_latest_page": False, "up": "../"}
+
+
+def _revision_index(ds, date: str | None) -> int | None:
+    """Where the revision of ``date`` stands in the list (oldest first, by date), found by halving."""
+    revs = ds.revisions
+    i = bisect.bisect_left(revs, date, key=lambda r: r.id) if date is not None else len(revs)
+    return i if i < len(revs) and revs[i].id == date else None
+
+
+def _revision_at(ds, ctx, path):
+    i = _revision_index(ds, _stem(path, "revisions/"))
+    return () if i is None else ((path, _revision_vars(ds, i)),)
 
 
 def _latest(ds, ctx):
@@ -63,6 +97,14 @@ def _diffs(ds, ctx):
         yield (f"diffs/{prev.id}_{rev.id}.md", functools.partial(_diff_vars, ctx, prev.id, rev.id))
 
 
+def _diff_at(ds, ctx, path):
+    a, _, b = (_stem(path, "diffs/") or "").partition("_")
+    i = _revision_index(ds, b or None)
+    if i is None or i == 0 or ds.revisions[i - 1].id != a:
+        return ()
+    return ((path, functools.partial(_diff_vars, ctx, a, b)),)
+
+
 def _diff_vars(ctx, a: str, b: str) -> dict:
     return {"a": a, "b": b, "d": ctx.facts.diff(a, b)}
 
@@ -73,6 +115,12 @@ def _topics(ds, ctx):
 
 def _models(ds, ctx):
     return ((f"models/{mid}.md", {"mid": mid, "model": m}) for mid, m in sorted(ds.models.items()))
+
+
+def _model_at(ds, ctx, path):
+    mid = _stem(path, "models/")
+    model = ds.models.get(mid) if mid is not None else None
+    return () if model is None else ((path, {"mid": mid, "model": model}),)
 
 
 def _catalogue(ds, ctx):
@@ -104,15 +152,15 @@ PAGE_KINDS: tuple[PageKind, ...] = (
     PageKind("home", "home.md.j2", "index.md"),
     PageKind("catalogue", "gpus.md.j2", "gpus/index.md", context=_catalogue),
     PageKind("api", "api.md.j2", "api/index.md"),
-    PageKind("revision", "revision.md.j2", items=_revisions),
+    PageKind("revision", "revision.md.j2", items=_revisions, find=_revision_at),
     PageKind("latest", "revision.md.j2", "latest/index.md", context=_latest),
     PageKind("revisions", "revisions.md.j2", "revisions/index.md"),
-    PageKind("gpu", "gpu.md.j2", items=_gpus),
-    PageKind("diff", "diff.md.j2", items=_diffs),
+    PageKind("gpu", "gpu.md.j2", items=_gpus, find=_gpu_at),
+    PageKind("diff", "diff.md.j2", items=_diffs, find=_diff_at),
     PageKind("topic", "topic.md.j2", items=_topics, when=_has_topics),
     PageKind("topics", "topics.md.j2", "topics/index.md", when=_has_topics),
     PageKind("today", "today.md.j2", "today/index.md", when=_has_prices),
-    PageKind("model", "model.md.j2", items=_models, when=_has_models),
+    PageKind("model", "model.md.j2", items=_models, find=_model_at, when=_has_models),
     PageKind("models", "models.md.j2", "models/index.md", when=_has_models),
     PageKind("accuracy", "accuracy.md.j2", "accuracy/index.md", when=_has_models),
 )

@@ -308,7 +308,7 @@ def render_language(ds: Dataset, lang: str, templates_dir: Path, only: Collectio
         if only is not None and kind.path is not None and kind.path not in only:
             continue
         tpl = env.get_template(kind.template)
-        for path, variables in kind.pages(ds, ctx):
+        for path, variables in kind.pages(ds, ctx, only):
             if only is None or path in only:
                 if callable(variables):
                     variables = variables()

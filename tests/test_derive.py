@@ -427,3 +427,42 @@ def test_the_measurements_are_grouped_again_only_when_a_measurement_file_changed
     regrouped = third._rows_by("gpu")
     assert regrouped is not by_gpu and regrouped == _index_rows(third.bundle.measurements, "gpu")
     assert len(regrouped["rtx-4090"]) == len(by_gpu["rtx-4090"]) - 1
+
+
+def test_after_a_cards_edit_in_place_the_bundle_and_the_digest_come_from_the_last_ones(tmp_path, monkeypatch):
+    """The preview's reload names the card edited (generator.validate.changes): the engine's
+    bundle is the last one with that card's dict replaced, and the fit digest is the last one
+    when nothing the engine reads of the card changed, with no pass over every card; both are
+    what a computation from nothing gives. An edit of what the engine reads digests again."""
+    import shutil
+
+    import generator.derive as derive_module
+    from generator.derive import _digest
+    from generator.estimate import from_dataset
+
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    first = derive(load_dataset(data, tmp_path)[0])
+    digest, bundle = first.fit_digest, first.bundle
+    card = data / "gpus" / "nvidia" / "rtx-4090.yaml"
+    digests = []
+    monkeypatch.setattr(derive_module, "_digest", lambda *a: digests.append(1) or _digest(*a))
+
+    def reload(old: str, new: str):
+        card.write_text(card.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+        ds = load_dataset(data, tmp_path, changed=[card])[0]
+        return derive(ds)
+
+    second = reload("tdp_w: 450", "tdp_w: 451")
+    assert second.fit_digest == digest and digests == []
+    assert second.bundle is not bundle and second.bundle == from_dataset(second.ds)
+    assert second.bundle.gpus["rtx-4090"] is not bundle.gpus["rtx-4090"]
+    assert second.bundle.gpus["rtx-3090"] is bundle.gpus["rtx-3090"]
+    assert second.bundle.measurements is bundle.measurements
+    third = reload("memory_bandwidth_gbs: 1008.0", "memory_bandwidth_gbs: 1010.0")
+    assert third.fit_digest != digest and digests == [1]
+    assert third.fit_digest == _digest(from_dataset(third.ds))
+    assert third.bundle == from_dataset(third.ds)
+    # a load that is not told what was written knows nothing of the last one
+    full = derive(load_dataset(data, tmp_path)[0])
+    assert full.fit_digest == third.fit_digest and len(digests) == 2

@@ -219,3 +219,96 @@ def test_translations_of_a_record_made_unreadable_and_mended_are_what_a_full_loa
     assert told == _load(tree) and told[0] is not None
     assert told[0].translations["ko"]["gpus/nvidia/rtx-2070.yaml"]["notes"].text == "시험용 카드입니다."
     assert told[0].translations["fr"]["gpus/nvidia/gtx-1060-6gb.yaml"]["notes"].text == "Une carte."
+
+
+def _kind_loads(monkeypatch) -> list[str]:
+    """The kinds loaded file by file from here on (a pass over every file of the kind)."""
+    from generator.validate import _Loader
+
+    loads, real = [], _Loader._load_kind
+    monkeypatch.setattr(_Loader, "_load_kind", lambda self, kind, *a: loads.append(kind.name) or real(self, kind, *a))
+    return loads
+
+
+def test_a_record_edited_in_place_replaces_its_own_record_only_and_says_which_changed(tree, monkeypatch):
+    """A file that keeps its id and its place is read and its record put in place of the last one,
+    with no pass over the kind's other files; every other record is the last load's object, and
+    the dataset names what changed since. Each answer is a full load's: an edit, a problem
+    brought in and taken out, in a map (cards) and in a list (revisions)."""
+    from generator.validate import changes
+
+    second = tree.read("revisions/2019-04-03.yaml").replace("date: 2019-04-03", "date: 2020-01-02")
+    tree.write("revisions/2020-01-02.yaml", second)
+    first, _ = _load(tree)
+    assert first is not None and changes(first) is None  # a full load does not know
+    card, rev = tree.path("gpus/nvidia/rtx-2070.yaml"), tree.path("revisions/2019-04-03.yaml")
+    loads = _kind_loads(monkeypatch)
+    previous = first
+    for path, old, new in ((card, "A fixture card.", "An edited fixture card."),
+                           (card, "memory_gb: 8", "memory_gb: eight"),  # an error, then mended
+                           (card, "memory_gb: eight", "memory_gb: 8"),
+                           (rev, "date: 2019-04-03", "date: 2019-04-03\n# edited"),
+                           (card, "tdp_w: 175", "tdp_w: 180")):
+        text = path.read_text(encoding="utf-8")
+        assert old in text
+        path.write_text(text.replace(old, new, 1), encoding="utf-8")
+        told = _load(tree, [path])
+        assert loads == []
+        monkeypatch.undo()
+        assert told == _load(tree)
+        loads = _kind_loads(monkeypatch)
+        _load(tree, [])  # the full load above is not the last for what follows
+        told = _load(tree, [path])
+        if told[0] is None:
+            assert any("memory_gb" in p for p in told[1])
+            continue
+        before, changed = changes(told[0])
+        attr, ident = ("gpus", "rtx-2070") if path == card else ("revisions", "2019-04-03")
+        assert changed == {attr: frozenset({ident})}
+        ds = told[0]
+        assert ds.gpus["gtx-1060-6gb"] is before.gpus["gtx-1060-6gb"]
+        assert [r.id for r in ds.revisions] == ["2019-04-03", "2020-01-02"]
+        assert ds.revisions[1] is before.revisions[1]
+        previous = ds
+    assert previous.gpus["rtx-2070"]["tdp_w"] == 180
+
+
+def test_a_file_made_unreadable_or_mended_loads_its_kind_file_by_file(tree, monkeypatch):
+    """A file that becomes unreadable, or readable again, is not a record edited in place: its
+    kind is loaded file by file, the dataset does not claim to know what changed, and the answer
+    is a full load's."""
+    from generator.validate import changes
+
+    _load(tree)
+    card = tree.path("gpus/nvidia/rtx-2070.yaml")
+    good = card.read_text(encoding="utf-8")
+    for text in ("name: [unclosed\n", good):
+        card.write_text(text, encoding="utf-8")
+        loads = _kind_loads(monkeypatch)
+        told = _load(tree, [card])
+        monkeypatch.undo()
+        assert loads == ["gpu"]
+        assert told == _load(tree)
+        if told[0] is not None:
+            assert changes(told[0]) is None
+        _load(tree, [])
+    assert told[0] is not None and told[0].gpus["rtx-2070"]["name"] == "GeForce RTX 2070"
+
+
+def test_a_duplicate_that_is_edited_is_loaded_file_by_file(tree, monkeypatch):
+    """Two files give the same id: the one listed second is reported, and an edit to it (it holds
+    no record) loads the kind file by file; an edit to the first replaces its record. Both
+    answers are a full load's."""
+    text = tree.read("gpus/nvidia/rtx-2070.yaml")
+    tree.write("gpus/amd/rtx-2070.yaml", text.replace("vendor: nvidia", "vendor: amd"))
+    first = _load(tree)
+    assert first[0] is None and any("duplicate GPU id 'rtx-2070': also data/gpus/amd/rtx-2070.yaml" in p
+                                    for p in first[1])
+    for folder, expected in (("nvidia", ["gpu"]), ("amd", [])):
+        path = tree.path(f"gpus/{folder}/rtx-2070.yaml")
+        path.write_text(path.read_text(encoding="utf-8").replace("card.", "card, edited."), encoding="utf-8")
+        loads = _kind_loads(monkeypatch)
+        told = _load(tree, [path])
+        monkeypatch.undo()
+        assert loads == expected and told == _load(tree)
+        _load(tree, [])

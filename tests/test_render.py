@@ -124,3 +124,33 @@ def _ctx(ds):
     from generator.render import Context
 
     return Context(ds, "en")
+
+
+def test_a_kind_of_many_pages_finds_one_page_by_its_path_as_its_list_gives_it():
+    """The preview renders the open page alone: a kind that finds a page by its path gives, for
+    every page it lists, the same path and variables (a diff's, once called), and nothing for a
+    path it does not list: another kind's, an unknown id, a diff between revisions that do not
+    follow each other."""
+    from generator import pages as registry
+    from generator.validate import load_dataset
+
+    ds, _ = load_dataset(ROOT / "data", ROOT)
+    ctx = _ctx(ds)
+    finders = [k for k in registry.PAGE_KINDS if k.find is not None]
+    assert {k.name for k in finders} >= {"gpu", "revision", "diff", "model"}
+
+    def plain(variables):
+        return variables() if callable(variables) else variables
+
+    for kind in finders:
+        listed = list(kind.pages(ds, ctx))
+        assert len(listed) > 2
+        for path, variables in listed[:3] + listed[-3:]:
+            found = kind.pages(ds, ctx, only=[path])
+            assert [p for p, _ in found] == [path]
+            assert plain(found[0][1]) == plain(variables)
+        others = [p for k in finders if k is not kind for p, _ in list(k.pages(ds, ctx))[:1]]
+        assert kind.pages(ds, ctx, only=[*others, listed[0][0].replace(".md", "-nope.md")]) == []
+    revs = [r.id for r in ds.revisions]
+    assert registry.PAGE_KINDS[[k.name for k in registry.PAGE_KINDS].index("diff")].pages(
+        ds, ctx, only=[f"diffs/{revs[0]}_{revs[2]}.md"]) == []
