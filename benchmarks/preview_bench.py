@@ -99,7 +99,7 @@ def first_step(factor: int, tmp: Path, parts: dict | None = None) -> list[float]
     pv.start()
     pv.watched()  # as under `serve`, where the watcher reports each file written
     pv.seen("/gpus/rtx-4090/")
-    times, split = [], {"load": [], "render": [], "mkdocs": []}
+    times, returned, split = [], [], {"load": [], "render": [], "mkdocs": []}
     timed = {"load": pv_module.load_or_fail, "render": pv_module.generate_language, "mkdocs": pv._mkdocs}
     laps: dict[str, list[float]] = {}
 
@@ -119,7 +119,9 @@ def first_step(factor: int, tmp: Path, parts: dict | None = None) -> list[float]
             laps.clear()
             _tdp(data / GPU, 601 + i)
             pv.saw("modified", str(data / GPU))
+            t0 = time.perf_counter()
             pv.update()
+            returned.append(time.perf_counter() - t0)
             times.append(pv.changes[-1].steps[0].seconds)
             for name in split:  # the first call of each is the open page's step; the rest, the background's
                 split[name].append(laps[name][0])
@@ -128,7 +130,10 @@ def first_step(factor: int, tmp: Path, parts: dict | None = None) -> list[float]
     finally:
         pv_module.load_or_fail, pv_module.generate_language = timed["load"], timed["render"]
     if parts is not None:
-        parts[str(factor)] = split
+        # "returned": until the server is told to reload the page (the step, then the garbage
+        # collector let run again and the background step started); the page's Markdown size
+        parts[str(factor)] = {**split, "returned": returned,
+                              "page_bytes": (pv.paths.build / "docs" / "en" / "gpus" / "rtx-4090.md").stat().st_size}
     return times
 
 
@@ -233,7 +238,9 @@ def main() -> None:
         split = result["first_step_parts"][factor]
         print(f"preview, the open page's step ({factor}x, in-process): median {statistics.median(times):.3f}s "
               f"(load {statistics.median(split['load']):.3f}s, render {statistics.median(split['render']):.3f}s, "
-              f"MkDocs {statistics.median(split['mkdocs']):.3f}s)")
+              f"MkDocs {statistics.median(split['mkdocs']):.3f}s); "
+              f"reload sent after {statistics.median(split['returned']):.3f}s; "
+              f"the page's Markdown {split['page_bytes']:,} bytes")
     print(f"full build: four languages {b['four']:.1f}s, English alone {b['one']:.1f}s (medians), ratio {b['ratio']:.2f}x, "
           f"median of {len(b['ratios'])} interleaved pairs ({', '.join(f'{r:.2f}' for r in b['ratios'])}) "
           f"on {b['cores']} cores; English byte-identical both ways: {b['identical']}")

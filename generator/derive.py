@@ -483,7 +483,7 @@ def _index_rows(rows: list[dict], key: str) -> dict[str, list[dict]]:
 # What is computed from the measured rows alone, by the row objects it was computed from: a reload
 # of unchanged measurement files gives the same rows (generator.estimate.data), so the preview's
 # reload after a card's edit does not go through 97,000 rows (a hundred times the data) again.
-_OF_ROWS: dict[tuple, tuple[tuple, object]] = {}
+_OF_ROWS: dict[tuple, tuple[tuple, object, list]] = {}
 
 
 def _of_rows(name: tuple, rows: list[dict], make):
@@ -494,10 +494,10 @@ def _kept_by_items(store: dict, name, items, make):
     """``make()``, or the answer kept in ``store`` under ``name`` when it was made from the same
     item objects, in the same order (they are kept alive with it, so no identity is reused)."""
     last = store.get(name)
-    if last is not None and len(last[0]) == len(items) and all(map(operator.is_, last[0], items)):
-        return last[1]
+    if last is not None and len(last[0]) == len(items) and (last[2] is items or all(map(operator.is_, last[0], items))):
+        return last[1]  # the same list (lists of records and rows are not modified once made), or the same items
     value = make()
-    store[name] = (tuple(items), value)
+    store[name] = (tuple(items), value, items)
     return value
 
 
@@ -533,7 +533,7 @@ _TRAINING: dict[str, dict] = {}
 # reload that gives the same record objects (no revision file changed: generator.validate keeps
 # them) gets the last answer without reading every revision again (the preview's open page reads
 # a card's history; 1,800 revisions at a hundred times the data). Answers are never modified.
-_OF_REVISIONS: dict[str, tuple[tuple, object]] = {}
+_OF_REVISIONS: dict[str, tuple[tuple, object, list]] = {}
 
 
 def _of_revisions(name: str, revisions: list[Record], make):

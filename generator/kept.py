@@ -7,6 +7,9 @@ import os
 from pathlib import Path
 
 
+_NONE = object()
+
+
 class KeptAnswers:
     """Answers kept in ``path`` between builds, by question: valid while ``key`` (what the answers
     depend on besides the question: versions, settings) stays the same."""
@@ -44,6 +47,8 @@ class KeptAnswers:
 
     def save(self, keep_unused: bool) -> None:
         """Write what this build used (and, for a build of a few pages, what it did not)."""
+        if keep_unused and all(self.known.get(q, _NONE) == a for q, a in self.used.items()):
+            return  # nothing new (a build of one page: no pass over every kept answer)
         answers = {**self.known, **self.used} if keep_unused else self.used
         if answers == self.known:
             return

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from conftest import EPOCH
@@ -147,6 +148,27 @@ def test_kept_answers_answer_each_question_once_per_key(tmp_path):
     assert calls == ["一中", "二中", "一中"]
     path.write_text("{not json", encoding="utf-8")
     assert KeptAnswers(path, "v1").known == {}
+
+
+def test_a_build_of_a_few_pages_writes_the_kept_answers_only_when_it_found_a_new_one(tmp_path, monkeypatch):
+    """The preview's build of one page asks a few known questions: nothing is written then; a new
+    answer, or a known question answered otherwise, is written with every other answer."""
+    path = tmp_path / "segments.json"
+    first = KeptAnswers(path, "v1")
+    for text in ("一", "二", "三"):
+        first.get(text, str.upper)
+    first.save(keep_unused=False)
+    again = KeptAnswers(path, "v1")
+    writes, real = [], Path.write_text
+    monkeypatch.setattr(Path, "write_text", lambda self, *a, **k: writes.append(self) or real(self, *a, **k))
+    again.get("二", str.upper)
+    again.save(keep_unused=True)
+    assert writes == []
+    again.keep("二", "other")
+    again.get("四", str.upper)
+    again.save(keep_unused=True)
+    assert len(writes) == 1
+    assert json.loads(path.read_text(encoding="utf-8"))["answers"] == {"一": "一", "二": "other", "三": "三", "四": "四"}
 
 
 def test_a_page_is_parsed_again_only_when_its_html_or_the_parser_changed(tmp_path, monkeypatch):
