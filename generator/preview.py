@@ -206,6 +206,12 @@ class Preview:
         # MkDocs once in this process (its imports, the theme's file list): the first edit is as
         # quick as the next ones.
         self._mkdocs(ds, self.langs[0], set(), theme_pages=False)
+        # What the first build left (the data, every kept answer) lives as long as the server, and
+        # most of it is never garbage: the collector stops walking it, so the collection that
+        # follows each step (before the page is reloaded) does not grow with the catalogue.
+        # Reference counting still frees any of it that is let go.
+        gc.collect()
+        gc.freeze()
 
     def update(self) -> None:
         """A watched file changed: rebuild the open page now, the rest in the background."""
