@@ -5,7 +5,8 @@ live").
 
 A kind is either one page (``path`` is a file path) or one page per item (``items`` yields
 ``(path, template variables)``; the variables may be a function that returns them, called only
-for a page that is rendered: the preview renders one page of thousands). ``when`` leaves a kind
+for a page that is rendered: the preview renders one page of thousands; ``find`` gives one of
+them by its path, without listing the others). ``when`` leaves a kind
 out for a dataset that lacks its records (the small fixtures have no prices or models).
 Stand-alone pages under ``templates/pages/site/`` need no entry: each ``<path>.md.j2`` there
 becomes ``<path>.md``; they appear in the sidebar when ``NAV`` names them and their template

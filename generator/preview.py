@@ -3,9 +3,11 @@
 After the first full build, each change (under ``data/``, ``templates/``, ``docs/`` or
 ``mkdocs.yml``) is handled in two steps:
 
-1. **The open page.** The data is loaded again (files whose bytes did not change are not parsed
-   again), the page the reader has open is rendered, and MkDocs builds that page alone in place
-   (a dirty build): the browser reloads once, when it is done.
+1. **The open page.** The data is loaded again (only the files the watcher saw written are read;
+   a record edited in place replaces its own record, and what is derived from the others is
+   reused: see ``generator.validate.changes``), the page the reader has open is rendered, and
+   MkDocs builds that page alone in place (a dirty build): the browser reloads once, when it is
+   done.
 2. **The rest, in the background.** Every page of the open page's language is rendered, and only
    the pages whose Markdown changed are built again; then the other languages the same way. When
    the sidebar or the theme changed, every page of the language is built again. A request for a
