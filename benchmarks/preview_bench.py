@@ -6,7 +6,8 @@
    reached every language; median and worst.
 2. **The open page's step at 1x, 10x and 100x** (in-process, English, told of each write as the
    watcher tells it under ``serve``): how the first step's time grows with the catalogue, split
-   into loading the data again, rendering the page and MkDocs' build of it.
+   into loading the data again, rendering the page and MkDocs' build of it; for rtx-4090 (whose
+   page, in the synthetic data, grows with the history) and rtx-4070 (whose page does not).
 3. **Four languages against one**: a full build of the four languages and one of English alone,
    in three interleaved pairs (the median of their ratios), and whether English came out
    byte-identical both ways; measured twice: as a contributor runs it (a new process per build,
@@ -38,6 +39,8 @@ from generator.site import Paths
 
 ROOT = Path(__file__).resolve().parent.parent
 GPU = "gpus/nvidia/rtx-4090.yaml"
+# a card no revision names and no result measures: its page is the same at every scale
+STEADY = "gpus/nvidia/rtx-4070.yaml"
 ROUNDS = 5
 
 
@@ -88,9 +91,12 @@ def serve_latency(tmp: Path) -> list[float]:
     return times
 
 
-def first_step(factor: int, tmp: Path, parts: dict | None = None) -> list[float]:
-    """The open page's step of each edit; ``parts`` gets, per edit, the seconds of its three
-    parts: loading the data again, rendering the page, and MkDocs' build of it."""
+def first_step(factor: int, tmp: Path, parts: dict | None = None, steady: dict | None = None) -> list[float]:
+    """The open page's step of each edit to rtx-4090's file, its page open; ``parts`` gets, per
+    edit, the seconds of its three parts: loading the data again, rendering the page, and
+    MkDocs' build of it. In the synthetic data that card's page grows with the history (every
+    copy of a revision names it, up to the rows its table carries), so ``steady`` gets the same
+    for rtx-4070, whose page is the same at every scale: what the catalogue's size alone does."""
     from generator import preview as pv_module
 
     data = synth.make(ROOT / "data", tmp / f"pv-data-{factor}", factor)
@@ -98,7 +104,20 @@ def first_step(factor: int, tmp: Path, parts: dict | None = None) -> list[float]
                            out=io.StringIO(), langs=["en"])
     pv.start()
     pv.watched()  # as under `serve`, where the watcher reports each file written
-    pv.seen("/gpus/rtx-4090/")
+    found = _edits(pv, pv_module, data, GPU)
+    if parts is not None:
+        parts[str(factor)] = {k: v for k, v in found.items() if k != "times"}
+    if steady is not None:
+        steady[str(factor)] = _edits(pv, pv_module, data, STEADY)
+    return found["times"]
+
+
+def _edits(pv, pv_module, data: Path, card: str) -> dict:
+    """ROUNDS edits of ``card``'s file with its page open, each after the last reached every
+    page: the step's seconds, its parts, when the reload is sent (the step, then the garbage
+    collector let run again and the background step started) and the page's Markdown size."""
+    gid = Path(card).stem
+    pv.seen(f"/gpus/{gid}/")
     times, returned, split = [], [], {"load": [], "render": [], "mkdocs": []}
     timed = {"load": pv_module.load_or_fail, "render": pv_module.generate_language, "mkdocs": pv._mkdocs}
     laps: dict[str, list[float]] = {}
@@ -117,8 +136,8 @@ def first_step(factor: int, tmp: Path, parts: dict | None = None) -> list[float]
     try:
         for i in range(ROUNDS):
             laps.clear()
-            _tdp(data / GPU, 601 + i)
-            pv.saw("modified", str(data / GPU))
+            _tdp(data / card, 601 + i)
+            pv.saw("modified", str(data / card))
             t0 = time.perf_counter()
             pv.update()
             returned.append(time.perf_counter() - t0)
@@ -128,13 +147,9 @@ def first_step(factor: int, tmp: Path, parts: dict | None = None) -> list[float]
             while not pv.changes[-1].done:
                 time.sleep(0.1)
     finally:
-        pv_module.load_or_fail, pv_module.generate_language = timed["load"], timed["render"]
-    if parts is not None:
-        # "returned": until the server is told to reload the page (the step, then the garbage
-        # collector let run again and the background step started); the page's Markdown size
-        parts[str(factor)] = {**split, "returned": returned,
-                              "page_bytes": (pv.paths.build / "docs" / "en" / "gpus" / "rtx-4090.md").stat().st_size}
-    return times
+        pv_module.load_or_fail, pv_module.generate_language, pv._mkdocs = timed["load"], timed["render"], timed["mkdocs"]
+    return {"times": times, **split, "returned": returned,
+            "page_bytes": (pv.paths.build / "docs" / "en" / "gpus" / f"{gid}.md").stat().st_size}
 
 
 # Each build runs in a fresh interpreter, as `make site` does, not in this process, which has
@@ -227,8 +242,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="whichgpu-preview-") as tmp:
         tmp = Path(tmp)
         result = {"serve": serve_latency(tmp)}
-        result["first_step_parts"] = {}
-        result["first_step"] = {f: first_step(int(f), tmp, result["first_step_parts"]) for f in args.scales.split(",")}
+        result["first_step_parts"], result["first_step_steady"] = {}, {}
+        result["first_step"] = {f: first_step(int(f), tmp, result["first_step_parts"], result["first_step_steady"])
+                                for f in args.scales.split(",")}
         result["builds"] = four_against_one(tmp)
         result["commands"] = four_against_one_commands(tmp)
     s, b, c = result["serve"], result["builds"], result["commands"]
@@ -241,6 +257,11 @@ def main() -> None:
               f"MkDocs {statistics.median(split['mkdocs']):.3f}s); "
               f"reload sent after {statistics.median(split['returned']):.3f}s; "
               f"the page's Markdown {split['page_bytes']:,} bytes")
+    for factor, found in result["first_step_steady"].items():
+        print(f"preview, the open page's step ({factor}x, in-process, {Path(STEADY).stem}: the same page at every scale): "
+              f"median {statistics.median(found['times']):.3f}s (load {statistics.median(found['load']):.3f}s, "
+              f"render {statistics.median(found['render']):.3f}s, MkDocs {statistics.median(found['mkdocs']):.3f}s); "
+              f"reload sent after {statistics.median(found['returned']):.3f}s; the page's Markdown {found['page_bytes']:,} bytes")
     print(f"full build: four languages {b['four']:.1f}s, English alone {b['one']:.1f}s (medians), ratio {b['ratio']:.2f}x, "
           f"median of {len(b['ratios'])} interleaved pairs ({', '.join(f'{r:.2f}' for r in b['ratios'])}) "
           f"on {b['cores']} cores; English byte-identical both ways: {b['identical']}")

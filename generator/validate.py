@@ -278,8 +278,12 @@ class _Loader:
         """What was added since ``mark``: problems, references, unreadable files, English records,
         price lines (each map only grows, in order)."""
         p, r, b, e, ln = mark
-        return (tuple(self.problems[p:]), tuple(self.refs[r:]), tuple(self.broken_files.items())[b:],
-                tuple(self.english_docs.items())[e:], tuple(self.lines.items())[ln:])
+
+        def tail(table: dict, start: int) -> dict:
+            return dict(itertools.islice(table.items(), start, None)) if start else dict(table)
+
+        return (tuple(self.problems[p:]), tuple(self.refs[r:]), tail(self.broken_files, b),
+                tail(self.english_docs, e), tail(self.lines, ln))
 
     def _replay(self, added: tuple) -> None:
         problems, refs, broken_files, english, lines = added
@@ -374,7 +378,16 @@ class _Loader:
             self.english_read.add(rel)
             self.patched.setdefault(kind.attr, set()).add(got[0])
         setattr(self.ds, kind.attr, value)
-        self.kept[key] = (files, self._since(mark), broken, value.copy(), now)
+        # what the kind gives from now on: the maps of the last load with the records written
+        # replaced (copies of whole maps, not a pass over their entries in Python)
+        english, lines = dict(english), dict(lines)
+        for a in fresh:
+            rel = written[a][1]
+            english[rel] = self.english_docs[rel]
+            if rel in self.lines:
+                lines[rel] = self.lines[rel]
+        self.kept[key] = (files, (tuple(self.problems[mark[0]:]), tuple(self.refs[mark[1]:]), broken_files, english, lines),
+                          broken, value.copy(), now)
         return True
 
     def _load_kind(self, kind, files, before: dict | None = None, fresh: dict | None = None) -> dict:
