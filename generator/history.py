@@ -96,6 +96,12 @@ class AdviceMatrix:
     without_list: list[str]  # revisions that address no persona (no list, no tagged flowchart leaf)
     rows: dict[str, dict[str, MatrixCell]]  # persona -> revision -> cell (absent: not addressed)
 
+    def addresses(self, revision: str) -> bool:
+        """Whether the revision has a cell for some persona (a row of cells, not a note)."""
+        if not hasattr(self, "_columns"):
+            self._columns = frozenset(self.columns)
+        return revision in self._columns
+
 
 def advice_matrix(ds: Dataset, states, trees) -> AdviceMatrix:
     """What each persona was told on each revision: its list in force, or else the flowchart leaf

@@ -43,6 +43,10 @@ def small_lists(tmp_path_factory):
     base = tmp_path_factory.mktemp("lists")
     shutil.copytree(ROOT / "tests" / "fixtures" / "valid", base / "data")
     shutil.copyfile(ROOT / "data" / "ui.yaml", base / "data" / "ui.yaml")
+    # a later revision that changes the best card and keeps the other: the history has two rows
+    first = (base / "data" / "revisions" / "2019-04-03.yaml").read_text(encoding="utf-8")
+    later = first.replace("2019-04-03", "2020-01-01").replace("gpus: [rtx-2070]", "gpus: [gtx-1060-6gb]")
+    (base / "data" / "revisions" / "2020-01-01.yaml").write_text(later, encoding="utf-8")
     paths = Paths(data=base / "data", build=base / "build", site=base / "site")
     return paths.site, _build_with_one_row(paths)
 
@@ -149,6 +153,41 @@ def test_without_javascript_the_carried_rows_and_the_note_show(lists_server, bro
         assert page.locator("#gpu-table tbody tr").count() == 1
         assert page.locator("#gpu-table tbody tr a").first.is_visible()
         assert page.locator(".wg-rest").is_visible() and not page.locator(".wg-rest button").is_visible()
+    finally:
+        context.close()
+
+
+def test_history_carries_the_newest_revision_and_the_rest_beside_it(small_lists):
+    site, ds = small_lists
+    assert [r.id for r in ds.revisions] == ["2019-04-03", "2020-01-01"]
+    page = (site / "history" / "index.html").read_text(encoding="utf-8")
+    matrix = page.split('id="wg-matrix"', 1)[1].split("</table>", 1)[0]
+    assert 'id="m2020-01-01"' in matrix and 'id="m2019-04-03"' not in matrix
+    assert 'data-wg-rest="wg-matrix.rows.js" data-wg-total="2"' in matrix
+    rest = _rows_of((site / "history" / "wg-matrix.rows.js").read_text(encoding="utf-8"), "wg-matrix")
+    assert rest.count("<tr ") == 1 and 'id="m2019-04-03"' in rest and "GeForce RTX 2070" in rest
+    # the best card changed: its timeline has two lines, the newest carried; the other profile's one line is whole
+    best = page.split('id="tl-best-overall"', 1)[1].split("</table>", 1)[0]
+    assert 'data-wg-rest="tl-best-overall.rows.js"' in best and "2020-01-01" in best and "2019-04-03" not in best
+    assert "2019-04-03" in (site / "history" / "tl-best-overall.rows.js").read_text(encoding="utf-8")
+    little = page.split('id="tl-little-money"', 1)[1].split("</table>", 1)[0]
+    assert "data-wg-rest" not in little and not (site / "history" / "tl-little-money.rows.js").exists()
+
+
+def test_history_rows_load_on_show_all_on_a_phone(lists_server, browser):  # noqa: F811
+    context, page, asked = _open(browser, lists_server + "/history/", viewport=PHONE)
+    try:
+        assert page.locator("#wg-matrix tbody tr").count() == 1 and asked == []
+        button = page.locator("[data-wg-rest-for=wg-matrix] button")
+        button.scroll_into_view_if_needed()
+        assert button.is_visible() and button.bounding_box()["width"] <= PHONE["width"]
+        button.click()
+        page.wait_for_function("document.querySelectorAll('#wg-matrix tbody tr').length === 2")
+        assert [a.rsplit("/", 1)[1] for a in asked] == ["wg-matrix.rows.js"]
+        assert "GeForce RTX 2070" in page.locator("#m2019-04-03").inner_text()
+        page.locator("[data-wg-rest-for=tl-best-overall] button").click()
+        page.wait_for_function("document.querySelectorAll('#tl-best-overall tbody tr').length === 2")
+        assert len(asked) == 2 and not page.locator("[data-wg-rest-for=tl-best-overall]").is_visible()
     finally:
         context.close()
 

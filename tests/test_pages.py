@@ -31,32 +31,28 @@ def test_gpu_page_has_sources_derived_figures_and_history(built_site):
     assert 'href="../../revisions/2019-04-03/"' in page and "Best GPU overall" in page
 
 
-def test_history_matrix_has_a_row_per_persona_and_a_column_per_revision_that_addresses_one(built_site):
+def test_history_matrix_has_a_column_per_persona_and_a_row_per_revision_newest_first(built_site):
     site, ds = built_site
     page = (site / "history" / "index.html").read_text(encoding="utf-8")
     table = page.split('id="wg-matrix"', 1)[1].split("</table>", 1)[0]
-    assert table.count('<tr data-persona="') == len(ds.persona_ids())
     header = table.split("</thead>", 1)[0]
-    columns = [html.unescape(d) for d in re.findall(r'<th scope="col"><a href="[^"]*">([^<]*)</a>', header)]
-    # no empty column: every column has a cell for some persona; revisions without one are listed below
-    bodies = {}
-    for row in re.findall(r"<tr data-persona=.*?</tr>", table):
-        cells = re.findall(r"<td[^>]*>(.*?)</td>", row)
-        assert len(cells) == len(columns)
-        for col, cell in zip(columns, cells, strict=True):
-            bodies.setdefault(col, []).append(cell)
-    assert all(any(b for b in cells) for cells in bodies.values())
-    assert "2014-08-14" not in columns and columns[0] == "2015-08-20"
-    rest = page.split("</table>", 1)[1].split('id="timelines"', 1)[0]
-    assert 'href="../revisions/2014-08-14/"' in rest
-    shown_or_listed = set(columns) | set(re.findall(r'href="\.\./revisions/([0-9-]+)/"', rest))
-    assert shown_or_listed == {r.id for r in ds.revisions}
+    assert re.findall(r'<th scope="col" data-persona="([a-z0-9-]+)"', header) == list(ds.persona_ids())
+    rows = re.findall(r'<tr id="m([0-9-]+)"><th scope="row">.*?</th>(.*?)</tr>', table)
+    assert [r for r, _ in rows] == [r.id for r in reversed(ds.revisions)]  # every revision, newest first
+    cells = {rid: re.findall(r'<td data-persona="([a-z0-9-]+)"[^>]*>(.*?)</td>', body) for rid, body in rows}
+    # a revision that speaks to no profile has one cell saying so; the others a cell per profile
+    silent = {rid for rid, body in rows if "This revision speaks to no reader profile" in body}
+    assert "2014-08-14" in silent and "2015-08-20" not in silent
+    assert all(cells[rid] == [] for rid in silent)
+    assert all(len(cells[rid]) == len(ds.persona_ids()) and any(text for _, text in cells[rid])
+               for rid in set(cells) - silent)
     # the 2023 flowchart answers "best overall" (a leaf tagged personas: [best-overall]); marked as such
-    best = re.findall(r"<td[^>]*>(.*?)</td>", table.split('data-persona="best-overall"', 1)[1].split("</tr>", 1)[0])
-    cell_2023 = best[columns.index("2023-01-16")]
+    cell_2023 = dict(cells["2023-01-16"])["best-overall"]
     assert "GeForce RTX 4090" in cell_2023 and "from the flowchart" in cell_2023
     timeline = page.split('id="timeline-best-overall"', 1)[1].split("<h3", 1)[0]
     assert "GeForce RTX 4090" in timeline and "not addressed" not in timeline
+    dates = re.findall(r'<time datetime="([0-9-]+)"', timeline)
+    assert dates == sorted(dates, reverse=True) and dates[0] == "2023-01-16"  # where the advice changed, newest first
 
 
 def test_a_diff_page_per_consecutive_pair(built_site):

@@ -116,10 +116,15 @@ def test_historian_reads_the_matrix_and_compares_two_revisions(server, reader): 
     page.goto(server + "/history/")
     matrix = page.locator("#wg-matrix")
     matrix.scroll_into_view_if_needed()
-    first_cell = matrix.locator('tr[data-persona="best-overall"] td').first
-    assert seen(page, first_cell).strip()  # the first column already holds advice
-    flow = matrix.locator('tr[data-persona="best-overall"] td.wg-from-tree').first
+    first_cell = matrix.locator('tbody tr td[data-persona="best-overall"]').first
+    assert seen(page, first_cell).strip()  # the newest row already holds advice
+    flow = matrix.locator('tbody td[data-persona="best-overall"].wg-from-tree').first
     assert "GeForce RTX 4090" in flow.inner_text()
+    # scrolled down the matrix's own box, the profiles' names stay in view above the cells
+    matrix.locator("tbody tr").last.scroll_into_view_if_needed()
+    head = matrix.locator('thead th[data-persona="best-overall"]')
+    box, wrap = head.bounding_box(), matrix.locator("xpath=..").bounding_box()
+    assert wrap["y"] - 1 <= box["y"] <= wrap["y"] + 1, (box, wrap)
     shot(page, "history", size)
     page.goto(server + "/diffs/")
     page.select_option("#wg-diff select[name=a]", "2016-07-23")
