@@ -135,6 +135,10 @@ class _Loader:
         self.today = today
         self.problems: list[Problem] = []
         self.refs: list[tuple[str, str, Document, tuple]] = []
+        # what kinds replayed or patched give besides ``refs``, each whole: a kind's references are
+        # added as one part, not copied one by one (200,000 at a hundred times the data)
+        self.ref_parts: list = []
+        self.known_now: dict[str, frozenset] = {}  # ids that exist, per kind name, once found
         self.fresh_refs: list[tuple[str, str, Document, tuple]] = []  # of the files written since the last load
         self.written: set[str] = set()  # those files, as problems name them
         self.english_read: set[str] = set()  # records read (not replayed) by this load, by path in data/
@@ -288,7 +292,7 @@ class _Loader:
     def _replay(self, added: tuple) -> None:
         problems, refs, broken_files, english, lines = added
         self.problems += problems
-        self.refs += refs
+        self.ref_parts.append(refs)
         self.broken_files.update(broken_files)
         self.english_docs.update(english)
         self.lines.update(lines)
@@ -366,7 +370,8 @@ class _Loader:
                 self.problems.remove(p)
             self.problems += got[2]
             now[a] = got
-        self.refs += itertools.chain.from_iterable(map(operator.itemgetter(3), now.values()))
+        refs = _FileRefs(now)
+        self.ref_parts.append(refs)
         self.broken_files.update(broken_files)
         self.english_docs.update(english)
         self.lines.update(lines)
@@ -386,7 +391,7 @@ class _Loader:
             english[rel] = self.english_docs[rel]
             if rel in self.lines:
                 lines[rel] = self.lines[rel]
-        self.kept[key] = (files, (tuple(self.problems[mark[0]:]), tuple(self.refs[mark[1]:]), broken_files, english, lines),
+        self.kept[key] = (files, (tuple(self.problems[mark[0]:]), refs, broken_files, english, lines),
                           broken, value.copy(), now)
         return True
 
@@ -480,19 +485,30 @@ class _Loader:
         data, those of one card's file new)."""
         last = self.kept.get(("refs",)) if self.changed is not None else None
         if last is not None:
-            kinds, signature, outcomes = last
+            kinds, signature, outcomes, known_then = last
             if {kind for kind, *_ in self.fresh_refs} <= kinds:
-                known = self._known(kinds)
+                known = self._known(kinds, known_then)
                 if self._ref_signature(known) == signature:
                     outcomes = {path: o for path, o in outcomes.items() if path not in self.written}
                     self._give_refs(known, self._check_refs(self.fresh_refs, known, outcomes))
                     return
-        known = self._known(frozenset(kind for kind, *_ in self.refs))
-        self._give_refs(known, self._check_refs(self.refs, known, {}))
+        refs = [*itertools.chain.from_iterable(self.ref_parts), *self.refs]
+        known = self._known(frozenset(kind for kind, *_ in refs))
+        self._give_refs(known, self._check_refs(refs, known, {}))
 
-    def _known(self, kinds) -> dict[str, frozenset]:
-        """The ids that exist, for each kind named (one pass over each kind's records)."""
-        return {name: frozenset(self.known_ids(name)) for name in kinds}
+    def _known(self, kinds, then: dict | None = None) -> dict[str, frozenset]:
+        """The ids that exist, for each kind named (one pass over each kind's records). ``then``:
+        the ids of the last load's check; a kind of records that was not loaded file by file has
+        the same ids as then (replayed, or records replaced in place under the same ids) and
+        gives the same set, not a pass over its records again."""
+        out = {}
+        for name in kinds:
+            kind = BY_NAME.get(name)
+            same = (then is not None and name in then and kind is not None and kind.collection != "single"
+                    and kind.name not in self.whole)
+            out[name] = then[name] if same else frozenset(self.known_ids(name))
+        self.known_now.update(out)
+        return out
 
     def _ref_signature(self, known: dict) -> tuple:
         return (tuple(sorted(known.items())),
@@ -521,7 +537,7 @@ class _Loader:
             self.problems += problems
             for path in unchecked:
                 self.unchecked[path] += 1
-        self.kept[("refs",)] = (frozenset(known), self._ref_signature(known), outcomes)
+        self.kept[("refs",)] = (frozenset(known), self._ref_signature(known), outcomes, known)
 
     def _broken_path(self, kind: str, ident: str) -> Path:
         folder = BY_NAME[kind].folder
@@ -535,7 +551,7 @@ class _Loader:
         for kind in KINDS:
             if not kind.id_of:
                 continue
-            known = self.known_ids(kind.id_of)
+            known = self.known_now.get(kind.id_of) or self.known_ids(kind.id_of)
             for ident, rec in getattr(self.ds, kind.attr).items():
                 if ident in known:
                     continue
@@ -646,20 +662,31 @@ class _Loader:
         look = {by_abs[p] for p in self.changed if p in by_abs}
         for rel in self.english_read:
             look.update(by_rel.get(rel, ()))
-        done, given, redone = list(done), dict(given), set()
-        for lang, table in tables.items():
-            self.ds.translations[lang] = dict(table)
+        # the last tables are shared with the last dataset: a table is copied before its first
+        # change, and only a file whose entries differ changes it (a card's tdp edited: its
+        # translations are checked again and give the same entries; no table is copied)
+        given, redone, copied = dict(given), set(), set()
+        self.ds.translations = dict(tables)
         for i in sorted(look):
             lang, path, rel, where = listing[i]
-            table = self.ds.translations.setdefault(lang, {})
             english = self.english_docs.get(rel)
             record = english[1] if english is not None else None
             unreadable = self.broken_files.get(rel)
             was = done[i]
             if was is not None and was[0] is record and was[1] is unreadable and where[0] not in self.changed:
                 continue
-            now = self._read_translation(path, rel, where, table, record, unreadable)
-            done[i] = now
+            scratch: dict = {}
+            now = self._read_translation(path, rel, where, scratch, record, unreadable)
+            table = self.ds.translations.get(lang)
+            if table is None or table.get(rel, _MISSING) != now[5]:
+                if lang not in copied:
+                    table = self.ds.translations[lang] = dict(table or {})
+                    copied.add(lang)
+                if now[5] is _MISSING:
+                    table.pop(rel, None)
+                else:
+                    table[rel] = now[5]
+            done[i] = now  # the last load's list, held by nothing else: changed in place
             redone.add(i)
             given.pop(i, None)
             if now[2] or now[3] or now[4]:
@@ -672,7 +699,7 @@ class _Loader:
             self.refs += refs
             if unchecked:
                 self.unchecked[unreadable] += 1
-        self.kept[key] = (listing, done, {lang: dict(t) for lang, t in self.ds.translations.items()}, given)
+        self.kept[key] = (listing, done, dict(self.ds.translations), given)
 
     def _walk_translations(self) -> list[tuple]:
         """(language, None, None, None) for each language's folder, then (language, file, its path
@@ -731,6 +758,19 @@ class _Loader:
                     entries[key] = Translation(value["text"], value["source"])
         table[rel] = entries
         doc.__dict__["_translated"][rel] = (rec, tuple(self.problems[before:]), entries)
+
+
+class _FileRefs:
+    """The references of a kind's files, from what each file gave (see ``_Loader._kind_file``):
+    gone through only when every reference is checked again."""
+
+    __slots__ = ("given",)
+
+    def __init__(self, given: dict) -> None:
+        self.given = given
+
+    def __iter__(self):
+        return itertools.chain.from_iterable(map(operator.itemgetter(3), self.given.values()))
 
 
 def load_dataset(data_dir: Path, root: Path | None = None, today: _dt.date | None = None, changed=None):

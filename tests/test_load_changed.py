@@ -312,3 +312,35 @@ def test_a_duplicate_that_is_edited_is_loaded_file_by_file(tree, monkeypatch):
         monkeypatch.undo()
         assert loads == expected and told == _load(tree)
         _load(tree, [])
+
+
+def test_a_reload_shares_the_tables_and_ids_that_did_not_change_and_never_changes_the_last(tree, monkeypatch):
+    """A card's edit gives the translation tables of the last reload (the same objects) and the
+    ids that exist as found then; a translation edited gives a new table for its language only,
+    and the last dataset's table is left as it was. Each answer is a full load's."""
+    from generator.validate import _Loader
+
+    ko = "translations/ko/gpus/nvidia/rtx-2070.yaml"
+    tree.write(ko, 'notes:\n  text: "시험용 카드입니다."\n  source: "000000000000"\n')
+    _load(tree)
+    card = tree.path("gpus/nvidia/rtx-2070.yaml")
+    looked, real = [], _Loader.known_ids
+    monkeypatch.setattr(_Loader, "known_ids", lambda self, name: looked.append(name) or real(self, name))
+    dss = []
+    for tdp in (180, 185):
+        tree.write("gpus/nvidia/rtx-2070.yaml", tree.read("gpus/nvidia/rtx-2070.yaml").replace(
+            f"tdp_w: {tdp - 5}" if tdp > 180 else "tdp_w: 175", f"tdp_w: {tdp}"))
+        looked.clear()
+        dss.append(_load(tree, [card])[0])
+    assert dss[1].gpus["rtx-2070"]["tdp_w"] == 185
+    assert all(dss[1].translations[lang] is dss[0].translations[lang] for lang in dss[0].translations)
+    assert set(looked) <= {"persona"}  # the cards' ids were not gone through again
+    monkeypatch.undo()
+    tree.write(ko, 'notes:\n  text: "고친 시험용 카드입니다."\n  source: "000000000000"\n')
+    told = _load(tree, [tree.path(ko)])
+    now = told[0]
+    assert now.translations["ko"] is not dss[1].translations["ko"]
+    assert now.translations["ko"]["gpus/nvidia/rtx-2070.yaml"]["notes"].text == "고친 시험용 카드입니다."
+    assert dss[1].translations["ko"]["gpus/nvidia/rtx-2070.yaml"]["notes"].text == "시험용 카드입니다."
+    assert all(now.translations[lang] is dss[1].translations[lang] for lang in now.translations if lang != "ko")
+    assert told == _load(tree)
