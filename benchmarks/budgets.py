@@ -79,7 +79,8 @@ def rows() -> list[tuple[str, str, str, bool | None]]:
                             f"{z:,} / {a:,} = {z / a:.2f}x", "the same (<= 1.05x)", z / a <= 1.05))
         # pages that gather every card, result or revision: bounded however many there are
         for name, key, of in (("catalogue", "gpus", "GPUs"), ("accuracy", "measurements", "measured results"),
-                              ("charts", "gpus", "GPUs")):
+                              ("charts", "gpus", "GPUs"), ("today", "gpus", "GPUs"), ("revisions", "revisions", "revisions"),
+                              ("history", "revisions", "revisions")):
             for r in pages:
                 if name in r["pages"]:
                     html, count = r["pages"][name]["html"], r.get(key, 0)

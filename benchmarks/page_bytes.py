@@ -29,7 +29,7 @@ from generator.site import Paths, generate_language, load_or_fail, mkdocs_overri
 
 PAGES = {"home": "index.md", "catalogue": "gpus/index.md", "gpu page": "gpus/rtx-2070.md",
          "revisions": "revisions/index.md", "today": "today/index.md", "model page": "models/llama-3-8b.md",
-         "accuracy": "accuracy/index.md", "charts": "charts/index.md"}
+         "accuracy": "accuracy/index.md", "charts": "charts/index.md", "history": "history/index.md"}
 
 
 def url_of(md: str) -> str:
@@ -51,7 +51,7 @@ def build(factor: int, tmp: Path) -> tuple[Path, int, float]:
     overrides = mkdocs_overrides(ds, "en", docs, paths.site, read_base_config(paths))
     mkdocs_glue.build(paths.root / "mkdocs.yml", overrides, rebuild=set(keep))  # not strict: links to left-out pages
     measured = sum(len(m.get("results") or ()) for m in ds.measurements)
-    return paths.site, (len(ds.gpus), measured), time.perf_counter() - t0
+    return paths.site, (len(ds.gpus), measured, len(ds.revisions)), time.perf_counter() - t0
 
 
 def page_loads(site: Path) -> dict:
@@ -95,6 +95,7 @@ def report(results: list[dict]) -> str:
             row += f"{results[-1]['pages'][name]['bytes'] / results[0]['pages'][name]['bytes']:>8.2f}x"
         lines.append(row)
     extra = [f"{r['factor']}x: {r['gpus']} GPUs, {r.get('measurements', 0)} measured results, "
+             f"{r.get('revisions', 0)} revisions, "
              f"search-index requests {sum(p['search_index'] for p in r['pages'].values())}, "
              f"long-list requests {sum(p['rest_rows'] for p in r['pages'].values())}" for r in results]
     return "\n".join(lines + [""] + extra)
@@ -108,8 +109,9 @@ def main() -> None:
     results = []
     with tempfile.TemporaryDirectory(prefix="whichgpu-bytes-") as tmp:
         for factor in (int(x) for x in args.scales.split(",")):
-            site, (gpus, measured), seconds = build(factor, Path(tmp))
-            results.append({"factor": factor, "gpus": gpus, "measurements": measured, "build_s": seconds,
+            site, (gpus, measured, revisions), seconds = build(factor, Path(tmp))
+            results.append({"factor": factor, "gpus": gpus, "measurements": measured, "revisions": revisions,
+                            "build_s": seconds,
                             "pages": page_loads(site)})
             print(f"... {factor}x measured ({seconds:.0f}s to build)", flush=True)
             shutil.rmtree(Path(tmp) / f"data-{factor}", ignore_errors=True)
