@@ -197,6 +197,10 @@ def test_diff_picker_matches_the_python_diff(server, page, built_site, a, b):
 
     _, ds = built_site
     page.goto(server + "/diffs/")
+    # the page carries one date per select; the picker fills in every revision from the data
+    page.wait_for_function(f"document.querySelectorAll('#wg-diff select[name=a] option').length === {len(ds.revisions)}")
+    assert page.locator("#wg-diff select[name=b] option").count() == len(ds.revisions)
+    assert page.input_value("#wg-diff select[name=b]") == ds.revisions[-1].id
     page.select_option("#wg-diff select[name=a]", a)
     page.select_option("#wg-diff select[name=b]", b)
     rows = page.eval_on_selector_all("#wg-diff tbody tr", "trs => trs.map(t => t.dataset.persona)")

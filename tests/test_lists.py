@@ -43,10 +43,12 @@ def small_lists(tmp_path_factory):
     base = tmp_path_factory.mktemp("lists")
     shutil.copytree(ROOT / "tests" / "fixtures" / "valid", base / "data")
     shutil.copyfile(ROOT / "data" / "ui.yaml", base / "data" / "ui.yaml")
-    # a later revision that changes the best card and keeps the other: the history has two rows
+    # a later revision that changes the best card and keeps the other, and one that changes
+    # nothing: the history has three rows, and the diffs two consecutive pairs
     first = (base / "data" / "revisions" / "2019-04-03.yaml").read_text(encoding="utf-8")
     later = first.replace("2019-04-03", "2020-01-01").replace("gpus: [rtx-2070]", "gpus: [gtx-1060-6gb]")
     (base / "data" / "revisions" / "2020-01-01.yaml").write_text(later, encoding="utf-8")
+    (base / "data" / "revisions" / "2021-01-01.yaml").write_text(later.replace("2020-01-01", "2021-01-01"), encoding="utf-8")
     paths = Paths(data=base / "data", build=base / "build", site=base / "site")
     return paths.site, _build_with_one_row(paths)
 
@@ -159,14 +161,16 @@ def test_without_javascript_the_carried_rows_and_the_note_show(lists_server, bro
 
 def test_history_carries_the_newest_revision_and_the_rest_beside_it(small_lists):
     site, ds = small_lists
-    assert [r.id for r in ds.revisions] == ["2019-04-03", "2020-01-01"]
+    assert [r.id for r in ds.revisions] == ["2019-04-03", "2020-01-01", "2021-01-01"]
     page = (site / "history" / "index.html").read_text(encoding="utf-8")
     matrix = page.split('id="wg-matrix"', 1)[1].split("</table>", 1)[0]
-    assert 'id="m2020-01-01"' in matrix and 'id="m2019-04-03"' not in matrix
-    assert 'data-wg-rest="wg-matrix.rows.js" data-wg-total="2"' in matrix
+    assert 'id="m2021-01-01"' in matrix and 'id="m2020-01-01"' not in matrix and 'id="m2019-04-03"' not in matrix
+    assert 'data-wg-rest="wg-matrix.rows.js" data-wg-total="3"' in matrix
     rest = _rows_of((site / "history" / "wg-matrix.rows.js").read_text(encoding="utf-8"), "wg-matrix")
-    assert rest.count("<tr ") == 1 and 'id="m2019-04-03"' in rest and "GeForce RTX 2070" in rest
-    # the best card changed: its timeline has two lines, the newest carried; the other profile's one line is whole
+    assert rest.count("<tr ") == 2 and rest.index('id="m2020-01-01"') < rest.index('id="m2019-04-03"')
+    assert "GeForce RTX 2070" in rest
+    # the best card changed once: its timeline has two lines (2021 changed nothing), the newest
+    # carried; the other profile's one line is whole
     best = page.split('id="tl-best-overall"', 1)[1].split("</table>", 1)[0]
     assert 'data-wg-rest="tl-best-overall.rows.js"' in best and "2020-01-01" in best and "2019-04-03" not in best
     assert "2019-04-03" in (site / "history" / "tl-best-overall.rows.js").read_text(encoding="utf-8")
@@ -182,7 +186,7 @@ def test_history_rows_load_on_show_all_on_a_phone(lists_server, browser):  # noq
         button.scroll_into_view_if_needed()
         assert button.is_visible() and button.bounding_box()["width"] <= PHONE["width"]
         button.click()
-        page.wait_for_function("document.querySelectorAll('#wg-matrix tbody tr').length === 2")
+        page.wait_for_function("document.querySelectorAll('#wg-matrix tbody tr').length === 3")
         assert [a.rsplit("/", 1)[1] for a in asked] == ["wg-matrix.rows.js"]
         assert "GeForce RTX 2070" in page.locator("#m2019-04-03").inner_text()
         page.locator("[data-wg-rest-for=tl-best-overall] button").click()
@@ -190,6 +194,18 @@ def test_history_rows_load_on_show_all_on_a_phone(lists_server, browser):  # noq
         assert len(asked) == 2 and not page.locator("[data-wg-rest-for=tl-best-overall]").is_visible()
     finally:
         context.close()
+
+
+def test_the_diffs_page_carries_the_newest_pair_and_its_picker_one_date_per_select(small_lists):
+    site, _ = small_lists
+    page = (site / "diffs" / "index.html").read_text(encoding="utf-8")
+    pairs = page.split('id="diff-pairs"', 1)[1].split("</table>", 1)[0]
+    assert 'href="2020-01-01_2021-01-01/"' in pairs and "2019-04-03_2020-01-01" not in pairs
+    assert 'data-wg-rest="diff-pairs.rows.js" data-wg-total="2"' in pairs
+    rest = _rows_of((site / "diffs" / "diff-pairs.rows.js").read_text(encoding="utf-8"), "diff-pairs")
+    assert 'href="2019-04-03_2020-01-01/"' in rest and (site / "diffs" / "2019-04-03_2020-01-01" / "index.html").is_file()
+    picker = page.split('id="wg-diff"', 1)[1].split("</div>", 1)[0]
+    assert picker.count("<option") == 2 and 'value="2020-01-01" selected' in picker and 'value="2021-01-01" selected' in picker
 
 
 # ------------------------------------------------------------------ tables that grow with the measurements

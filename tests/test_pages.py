@@ -62,6 +62,10 @@ def test_a_diff_page_per_consecutive_pair(built_site):
         assert (site / "diffs" / f"{a.id}_{b.id}" / "index.html").is_file()
     page = (site / "diffs" / "2016-07-23_2017-03-19" / "index.html").read_text(encoding="utf-8")
     assert "<h1" in page
+    # the list of pairs, newest first, links each one
+    index = (site / "diffs" / "index.html").read_text(encoding="utf-8")
+    listed = re.findall(r'<tr id="p([0-9-]+)_([0-9-]+)"><td><a href="([^"]+)"', index)
+    assert listed == [(a.id, b.id, f"{a.id}_{b.id}/") for a, b in reversed(pairs)]
 
 
 def test_revision_pages_show_changes_since_the_previous_one(built_site):

@@ -304,6 +304,9 @@
     const personas = jsonAttr(box, "data-personas");
     const gpus = new Map(data().gpus.map((g) => [g.id, g.name]));
     const names = (ids) => ids.map((g) => gpus.get(g) || g).join(", ") || "—";
+    // the page carries each select's default date; every revision comes from the data
+    const dates = data().revisions.map((r) => r.date);
+    for (const s of [selA, selB]) s.replaceChildren(...revisionOptions(dates, (d) => d, s.value));
     const q = new URLSearchParams(location.search);
     if (q.get("a")) selA.value = q.get("a");
     if (q.get("b")) selB.value = q.get("b");
@@ -340,15 +343,20 @@
     });
   }
 
-  function fillRevisionSelect(s) {
+  // An <option> per date, labelled with the long date of the page's language.
+  function revisionOptions(dates, valueOf, selected) {
     const long = new Intl.DateTimeFormat(document.documentElement.lang || "en", { dateStyle: "long", timeZone: "UTC" });
-    const dates = data().revisions.map((r) => r.date).reverse();
-    s.replaceChildren(...dates.map((d) => {
+    return dates.map((d) => {
       const o = el("option", long.format(new Date(d + "T00:00:00Z")));
-      o.value = s.dataset.base + d + "/";
-      o.selected = d === s.dataset.current;
+      o.value = valueOf(d);
+      o.selected = d === selected;
       return o;
-    }));
+    });
+  }
+
+  function fillRevisionSelect(s) {
+    const dates = data().revisions.map((r) => r.date).reverse();
+    s.replaceChildren(...revisionOptions(dates, (d) => s.dataset.base + d + "/", s.dataset.current));
     s.addEventListener("change", () => { if (s.value) location.href = new URL(s.value, location.href).href; });
   }
 
