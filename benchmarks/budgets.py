@@ -80,7 +80,7 @@ def rows() -> list[tuple[str, str, str, bool | None]]:
         # pages that gather every card, result or revision: bounded however many there are
         for name, key, of in (("catalogue", "gpus", "GPUs"), ("accuracy", "measurements", "measured results"),
                               ("charts", "gpus", "GPUs"), ("today", "gpus", "GPUs"), ("revisions", "revisions", "revisions"),
-                              ("history", "revisions", "revisions")):
+                              ("history", "revisions", "revisions"), ("diffs", "revisions", "revisions")):
             for r in pages:
                 if name in r["pages"]:
                     html, count = r["pages"][name]["html"], r.get(key, 0)

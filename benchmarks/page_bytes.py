@@ -29,7 +29,8 @@ from generator.site import Paths, generate_language, load_or_fail, mkdocs_overri
 
 PAGES = {"home": "index.md", "catalogue": "gpus/index.md", "gpu page": "gpus/rtx-2070.md",
          "revisions": "revisions/index.md", "today": "today/index.md", "model page": "models/llama-3-8b.md",
-         "accuracy": "accuracy/index.md", "charts": "charts/index.md", "history": "history/index.md"}
+         "accuracy": "accuracy/index.md", "charts": "charts/index.md", "history": "history/index.md",
+         "diffs": "diffs/index.md"}
 
 
 def url_of(md: str) -> str:
