@@ -1,6 +1,7 @@
 """The advice through time: states per revision, per-GPU histories, derived spec figures."""
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from .diff import advice_states
@@ -96,11 +97,13 @@ class AdviceMatrix:
     without_list: list[str]  # revisions that address no persona (no list, no tagged flowchart leaf)
     rows: dict[str, dict[str, MatrixCell]]  # persona -> revision -> cell (absent: not addressed)
 
+    @functools.cached_property
+    def _addressed(self) -> frozenset[str]:
+        return frozenset(self.columns)
+
     def addresses(self, revision: str) -> bool:
         """Whether the revision has a cell for some persona (a row of cells, not a note)."""
-        if not hasattr(self, "_columns"):
-            self._columns = frozenset(self.columns)
-        return revision in self._columns
+        return revision in self._addressed
 
 
 def advice_matrix(ds: Dataset, states, trees) -> AdviceMatrix:

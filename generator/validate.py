@@ -485,9 +485,9 @@ class _Loader:
         data, those of one card's file new)."""
         last = self.kept.get(("refs",)) if self.changed is not None else None
         if last is not None:
-            kinds, signature, outcomes, known_then = last
-            if {kind for kind, *_ in self.fresh_refs} <= kinds:
-                known = self._known(kinds, known_then)
+            signature, outcomes, known_then = last
+            if {kind for kind, *_ in self.fresh_refs} <= known_then.keys():
+                known = self._known(known_then, known_then)
                 if self._ref_signature(known) == signature:
                     outcomes = {path: o for path, o in outcomes.items() if path not in self.written}
                     self._give_refs(known, self._check_refs(self.fresh_refs, known, outcomes))
@@ -537,7 +537,7 @@ class _Loader:
             self.problems += problems
             for path in unchecked:
                 self.unchecked[path] += 1
-        self.kept[("refs",)] = (frozenset(known), self._ref_signature(known), outcomes, known)
+        self.kept[("refs",)] = (self._ref_signature(known), outcomes, known)
 
     def _broken_path(self, kind: str, ident: str) -> Path:
         folder = BY_NAME[kind].folder
