@@ -92,6 +92,7 @@ node_modules/.installed: package.json package-lock.json
 # The lint gate (pyproject.toml): pyflakes, pycodestyle, isort, bugbear, pyupgrade, complexity.
 lint: dev-venv
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 
 test: dev-venv lint browser java node_modules/.installed
 	$(BIN)/python -m pytest -n 2 -q

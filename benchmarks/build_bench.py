@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 
 from benchmarks import synth
-from generator import yamlload
-from generator.site import Paths, Timings, build_site, manifest
+from generator.data import yamlload
+from generator.site.pipeline import Paths, Timings, build_site, manifest
 
 ROOT = Path(__file__).resolve().parent.parent
 LANGS = ("en", "ko", "zh", "fr")

@@ -132,9 +132,9 @@ def js_sizes() -> dict:
 
 def build_site(tmp: Path) -> tuple[Path, str]:
     """data/ when it is valid, else the fixture data with the project's texts."""
-    from generator.problems import DataError
-    from generator.site import Paths
-    from generator.site import build_site as build
+    from generator.data.problems import DataError
+    from generator.site.pipeline import Paths
+    from generator.site.pipeline import build_site as build
 
     os.environ.setdefault("SOURCE_DATE_EPOCH", "1767225600")
     try:

@@ -12,8 +12,9 @@ import sys
 import time
 from pathlib import Path
 
-from generator.estimate import fit_constants, read_bundle
+from generator.estimate import fit_constants
 from generator.estimate.fitting import accuracy
+from generator.facts.engine_input import read_bundle
 
 # (metric, runtime, statistic, limit in %)
 GOALS = (

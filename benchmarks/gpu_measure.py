@@ -142,7 +142,7 @@ def measurements_file(meta: dict, results: list[dict]) -> str:
     head = f"# whichgpu's own measurements ({meta['gpu_name']}, {meta['date']})\n"
     text = head + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100000)
     try:
-        from generator.fmt import format_text
+        from generator.cli.format import format_text
     except ImportError:  # ruamel.yaml is missing where only torch is installed: `generator format` does it later
         return text
     return format_text(text, "measurements/own.yaml")
@@ -374,7 +374,7 @@ def _measure(torch, args, mid: str, model: dict, plan: dict) -> list[dict]:
 
 def main(argv=None) -> int:
     args = _arguments(argv)
-    from generator.estimate.data import read_bundle
+    from generator.facts.engine_input import read_bundle
 
     bundle = read_bundle(ROOT / "data")
     plan = _plan(args, bundle)

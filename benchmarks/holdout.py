@@ -17,9 +17,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from generator.estimate import fit_constants, read_bundle
-from generator.estimate.data import flatten_measurements, record_dict
+from generator.estimate import fit_constants
 from generator.estimate.fitting import _pct, predict
+from generator.facts.engine_input import flatten_measurements, read_bundle, record_dict
 
 HOLDOUT = Path(__file__).resolve().parent / "holdout"
 PREFIX = "held-out-"
@@ -33,7 +33,7 @@ def validate(data_dir: Path, holdout_dir: Path) -> tuple[list[dict], list[str]]:
     files = sorted(holdout_dir.glob("*.yaml"))
     if not files:
         return [], [f"{holdout_dir}: no held-out measurement files"]
-    from generator.validate import load_dataset
+    from generator.data.loader import load_dataset
 
     with tempfile.TemporaryDirectory() as tmp:
         tree = Path(tmp) / "data"

@@ -17,7 +17,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from lighthouse_server import serve  # noqa: E402
 from test_lighthouse import lighthouse  # noqa: E402
 
-from generator.site import Paths, build_site  # noqa: E402
+from generator.site.pipeline import Paths, build_site  # noqa: E402
 
 RUNS = int(os.environ.get("LIGHTHOUSE_RUNS", "5"))
 BUDGET = 95

@@ -24,8 +24,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 from lighthouse_server import serve  # noqa: E402
 
 from benchmarks import synth  # noqa: E402
-from generator import mkdocs_glue  # noqa: E402
-from generator.site import Paths, generate_language, load_or_fail, mkdocs_overrides, read_base_config  # noqa: E402
+from generator.site import mkdocs_glue  # noqa: E402
+from generator.site.pipeline import Paths, generate_language, load_or_fail, mkdocs_overrides, read_base_config  # noqa: E402
 
 PAGES = {"home": "index.md", "catalogue": "gpus/index.md", "gpu page": "gpus/rtx-2070.md",
          "revisions": "revisions/index.md", "today": "today/index.md", "model page": "models/llama-3-8b.md",

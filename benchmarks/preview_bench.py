@@ -35,7 +35,7 @@ import urllib.request
 from pathlib import Path
 
 from benchmarks import synth
-from generator.site import Paths
+from generator.site.pipeline import Paths
 
 ROOT = Path(__file__).resolve().parent.parent
 GPU = "gpus/nvidia/rtx-4090.yaml"
@@ -97,7 +97,7 @@ def first_step(factor: int, tmp: Path, parts: dict | None = None, steady: dict |
     MkDocs' build of it. In the synthetic data that card's page grows with the history (every
     copy of a revision names it, up to the rows its table carries), so ``steady`` gets the same
     for rtx-4070, whose page is the same at every scale: what the catalogue's size alone does."""
-    from generator import preview as pv_module
+    from generator.site import preview as pv_module
 
     data = synth.make(ROOT / "data", tmp / f"pv-data-{factor}", factor)
     pv = pv_module.Preview(Paths(root=ROOT, data=data, build=tmp / f"pv-build-{factor}", site=tmp / f"pv-site-{factor}"),
@@ -157,7 +157,7 @@ def _edits(pv, pv_module, data: Path, card: str) -> dict:
 _TIMED_BUILD = """
 import sys, time
 from pathlib import Path
-from generator.site import Paths, Timings, build_site
+from generator.site.pipeline import Paths, Timings, build_site
 paths = Paths(root=Path(sys.argv[1]), build=Path(sys.argv[2]), site=Path(sys.argv[3]))
 langs = tuple(sys.argv[4].split(","))
 build_site(paths, langs, Timings())  # a first build fills the caches; the second is timed
@@ -203,7 +203,7 @@ def four_against_one(tmp: Path, pairs: int = PAIRS) -> dict:
 _COMMAND_BUILD = """
 import sys
 from pathlib import Path
-from generator.site import Paths, build_site
+from generator.site.pipeline import Paths, build_site
 build_site(Paths(root=Path(sys.argv[1]), build=Path(sys.argv[2]), site=Path(sys.argv[3])), tuple(sys.argv[4].split(",")))
 """
 

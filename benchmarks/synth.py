@@ -17,7 +17,7 @@ import re
 import shutil
 from pathlib import Path
 
-from generator.locales import TRANSLATED_LANGS
+from generator.data.locales import TRANSLATED_LANGS
 
 
 def make(src: Path, dest: Path, factor: int) -> Path:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.locales import TRANSLATED_LANGS
+from generator.data.locales import TRANSLATED_LANGS
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -103,7 +103,7 @@ class DataTree:
                 dest.unlink()
 
     def problems(self) -> list[str]:
-        from generator.validate import load_dataset
+        from generator.data.loader import load_dataset
 
         _, problems = load_dataset(self.data, self.root, today=TODAY)
         return [str(p) for p in problems]
@@ -117,7 +117,7 @@ def tree(tmp_path) -> DataTree:
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory):
     """The real data built once, all four languages, into a temporary site folder."""
-    from generator.site import Paths, build_site
+    from generator.site.pipeline import Paths, build_site
 
     base = tmp_path_factory.mktemp("built")
     old = os.environ.get("SOURCE_DATE_EPOCH")

@@ -6,7 +6,7 @@ import json
 import yaml
 from conftest import ROOT
 
-from generator.locales import LANGS
+from generator.data.locales import LANGS
 
 
 def _load(site, name):
@@ -24,7 +24,7 @@ def test_envelope(built_site):
 
 
 def test_generated_at_follows_source_date_epoch(monkeypatch):
-    from generator.api import generated_at
+    from generator.publish.api import generated_at
 
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")
     assert generated_at() == "1970-01-01T00:00:00Z"
@@ -122,14 +122,14 @@ def test_api_files_follow_their_schema(built_site):
 def test_every_published_kind_of_the_registry_is_written():
     """The registry names what is published (Kind.api); the API writes exactly those kinds, each
     as api/v1/<api>.json."""
-    from generator.api import PUBLISH
-    from generator.kinds import KINDS
+    from generator.data.kinds import KINDS
+    from generator.publish.api import PUBLISH
 
     assert set(PUBLISH) == {k.name for k in KINDS if k.api}
 
 
 def test_api_files_follow_the_registry_names(built_site):
-    from generator.kinds import KINDS
+    from generator.data.kinds import KINDS
 
     site, _ = built_site
     for kind in KINDS:

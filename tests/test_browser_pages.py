@@ -193,7 +193,7 @@ def test_compare_picker_keeps_the_choice_in_the_url(server, page, built_site):
 
 @pytest.mark.parametrize("a, b", [("2016-07-23", "2019-04-03"), ("2015-08-20", "2020-09-07"), ("2017-04-09", "2018-11-05")])
 def test_diff_picker_matches_the_python_diff(server, page, built_site, a, b):
-    from generator.diff import diff_revisions
+    from generator.facts.diff import diff_revisions
 
     _, ds = built_site
     page.goto(server + "/diffs/")
@@ -278,8 +278,8 @@ def test_shared_data_is_loaded_only_where_it_is_used(server, page):
 
 def test_pages_that_load_the_shared_data_are_the_ones_the_preview_expects(server, page, built_site):
     """The preview writes the data file in its first step only for pages that read it
-    (generator.site.uses_client_data); the browser agrees, page by page."""
-    from generator.site import uses_client_data
+    (generator.site.pipeline.uses_client_data); the browser agrees, page by page."""
+    from generator.site.pipeline import uses_client_data
 
     site, _ = built_site
     requested = []

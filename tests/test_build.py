@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import EPOCH, ROOT
 
-from generator.locales import LANGS, TRANSLATED_LANGS  # noqa: E402
+from generator.data.locales import LANGS, TRANSLATED_LANGS  # noqa: E402
 
 HOSTILE = [
     '<script>alert("x1")</script>',
@@ -110,7 +110,7 @@ def fixture_repo(tmp_path: Path, tree) -> Path:
 def build_fixture(tree, site: Path, langs=LANGS, ui_edits: dict | None = None):
     import json
 
-    from generator.site import Paths, build_site
+    from generator.site.pipeline import Paths, build_site
 
     ui = (ROOT / "data" / "ui.yaml").read_text(encoding="utf-8")
     for key, value in (ui_edits or {}).items():
@@ -188,7 +188,7 @@ def test_invalid_data_leaves_the_site_untouched(tree, tmp_path):
 
 
 def test_failed_mkdocs_build_leaves_the_site_untouched(tree, tmp_path, monkeypatch):
-    from generator import mkdocs_glue
+    from generator.site import mkdocs_glue
 
     site = tmp_path / "site"
     site.mkdir()
@@ -210,7 +210,7 @@ def test_failed_mkdocs_build_leaves_the_site_untouched(tree, tmp_path, monkeypat
 
 
 def test_two_builds_are_identical(tree, tmp_path):
-    from generator.site import manifest
+    from generator.site.pipeline import manifest
 
     a, b = tmp_path / "a", tmp_path / "b"
     build_fixture(tree, a)
@@ -222,8 +222,8 @@ def test_two_builds_are_identical(tree, tmp_path):
 
 
 def test_missing_interface_text_is_a_clean_error(tree, tmp_path):
-    from generator.problems import DataError
-    from generator.site import Paths, generate, load_or_fail
+    from generator.data.problems import DataError
+    from generator.site.pipeline import Paths, generate, load_or_fail
 
     tree.write("ui.yaml", "nav.home: Home\n")
     paths = Paths(root=ROOT, data=tree.data, build=tmp_path / "build", site=tmp_path / "site")
@@ -236,14 +236,14 @@ def test_missing_interface_text_is_a_clean_error(tree, tmp_path):
 _FORK_STATE = r"""
 import json, sys
 from pathlib import Path
-import generator.site as site
-from generator.render import make_env
+import generator.site.pipeline as site
+from generator.publish.render import make_env
 
 seen = {}
 def fork_map(fn, items, shared):
     ds, paths, parts = shared
     from material.plugins.search import plugin
-    from generator.search_parser import TagCountingParser
+    from generator.site.search_parser import TagCountingParser
     env = make_env(paths.templates, paths.build / ".cache" / "jinja-pages")
     from generator import mkdocs_glue
     seen.update(theme_files=max(map(len, mkdocs_glue._TEMPLATE_LISTS.values()), default=0))
@@ -277,7 +277,7 @@ def test_a_full_build_readies_mkdocs_and_the_templates_before_it_forks(tree, tmp
 
 
 def test_preloading_a_broken_configuration_leaves_the_error_to_the_build(tmp_path):
-    from generator import mkdocs_glue
+    from generator.site import mkdocs_glue
 
     bad = tmp_path / "mkdocs.yml"
     bad.write_text("site_name: x\ntheme:\n  name: no-such-theme\n", encoding="utf-8")

@@ -16,8 +16,8 @@ import subprocess
 import pytest
 from conftest import ROOT, DataTree, run_calc_js, run_calcs_js
 
-from generator import calc
-from generator.locales import LANGS
+from generator.data.locales import LANGS
+from generator.facts import calc
 
 FIXTURE = json.loads((ROOT / "tests" / "fixtures" / "calculators.json").read_text(encoding="utf-8"))
 CASES = FIXTURE["cases"]
@@ -166,8 +166,8 @@ def test_the_worked_examples_equal_the_browser_on_the_same_inputs():
 
 
 def test_ranking_the_client_data_of_the_fixture_site(tree):
-    from generator.api import client_data
-    from generator.validate import load_dataset
+    from generator.data.loader import load_dataset
+    from generator.publish.api import client_data
 
     ds, problems = load_dataset(tree.data, tree.root)
     assert ds is not None, problems
@@ -190,8 +190,8 @@ def _site_tree(tmp_path) -> DataTree:
 
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory):
-    from generator.render import render_language
-    from generator.validate import load_dataset
+    from generator.data.loader import load_dataset
+    from generator.publish.render import render_language
 
     t = _site_tree(tmp_path_factory.mktemp("calcpages"))
     ds, problems = load_dataset(t.data, t.root)
@@ -211,7 +211,7 @@ def test_every_language_has_every_calculator_page(pages):
 
 @pytest.mark.parametrize("lang", ["en", "ko", "zh", "fr"])
 def test_printed_examples_are_the_formulas_on_the_articles_inputs(pages, lang):
-    from generator.text import escape_md, format_number
+    from generator.publish.text import escape_md, format_number
 
     def shown(value, digits=None) -> str:
         return str(escape_md(format_number(value, lang, digits)))
@@ -254,8 +254,8 @@ def test_pages_carry_no_script_and_no_blank_line_in_widgets(pages):
 
 
 def test_decision_tree_walker_only_with_a_tree(tmp_path):
-    from generator.render import render_language
-    from generator.validate import load_dataset
+    from generator.data.loader import load_dataset
+    from generator.publish.render import render_language
 
     t = _site_tree(tmp_path)
     ds, _ = load_dataset(t.data, t.root)
@@ -288,7 +288,7 @@ TREE_YAML = """decision_tree:
 
 
 def _calc_keys() -> dict[str, str]:
-    from generator.validate import load_dataset
+    from generator.data.loader import load_dataset
 
     ds, problems = load_dataset(ROOT / "data", ROOT)
     if ds is None:  # other people's unfinished data: read the interface texts alone
@@ -303,7 +303,7 @@ def _calc_keys() -> dict[str, str]:
 def test_calculator_texts_are_translated_and_current(lang):
     import yaml
 
-    from generator.model import digest
+    from generator.data.dataset import digest
 
     english = _calc_keys()
     assert len(english) > 200
@@ -329,8 +329,8 @@ def test_templates_use_only_existing_texts():
 
 def test_widgets_embed_twice_on_one_page(tmp_path):
     """Two widgets with different prefixes: distinct ids and URL parameters, one page."""
-    from generator.render import Context, make_env
-    from generator.validate import load_dataset
+    from generator.data.loader import load_dataset
+    from generator.publish.render import Context, make_env
 
     t = _site_tree(tmp_path)
     ds, _ = load_dataset(t.data, t.root)
@@ -348,7 +348,7 @@ def test_fixture_views_are_what_the_build_computes():
     builder's output for the fixture's revisions (rewrite it with tests/fixtures/update_picker_views.py)."""
     import json as _json
 
-    from generator.picker import picker_views
+    from generator.facts.picker import picker_views
 
     doc = _json.loads((ROOT / "tests" / "fixtures" / "calculators.json").read_text(encoding="utf-8"))
     assert _json.loads(_json.dumps(picker_views(doc["data"]))) == doc["data"]["picker"]

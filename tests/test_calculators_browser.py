@@ -42,7 +42,7 @@ def _serve(directory: Path, port: int = 0):
 
 def _build(base: Path, site_url: str | None = None) -> Path:
     """The fixture data with the project's texts and a decision tree, built in four languages."""
-    from generator.site import Paths, build_site
+    from generator.site.pipeline import Paths, build_site
 
     tree = DataTree(base)
     tree.use_real_ui(translations=True)
@@ -430,7 +430,7 @@ def test_calculator_works_under_instant_navigation(instant_server, page):
     {"workload": "transformer", "memory": "24", "budget": "1500", "prices": "new"},
 ])
 def test_picker_page_shows_the_module_ranking_of_the_real_catalogue(server, page, built_site, inputs):  # noqa: F811
-    from generator.api import client_data
+    from generator.publish.api import client_data
 
     _, ds = built_site
     data = client_data(ds)

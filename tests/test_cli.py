@@ -58,7 +58,7 @@ def test_translations_table(tree):
 
 
 def test_translations_todo_gives_digests(tree):
-    from generator.model import digest
+    from generator.data.dataset import digest
 
     result = run_cli("translations", "--data", str(tree.data), "--todo", "fr")
     assert result.returncode == 0

@@ -6,9 +6,10 @@ import datetime as dt
 import pytest
 from conftest import ROOT, run_calc_js
 
-from generator.derive import Price, age, build_date, current_price, derive, revision_price
-from generator.diff import advice_states
-from generator.validate import load_dataset
+from generator.data.loader import load_dataset
+from generator.facts.derive import age, build_date, derive
+from generator.facts.diff import advice_states
+from generator.facts.prices import Price, current_price, revision_price
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +27,7 @@ def test_facts_are_built_once_per_dataset(shipped):
 
 
 def test_api_and_pages_read_the_same_advice(shipped):
-    from generator.api import revisions_result
+    from generator.publish.api import revisions_result
 
     states = derive(shipped).states
     for item in revisions_result(shipped):
@@ -133,7 +134,8 @@ def test_measurements_are_set_beside_their_estimates(shipped):
 
 def test_published_error_figures_are_what_the_model_gives(shipped):
     """The error table the pages print equals a fresh computation on the shipped data."""
-    from generator.estimate import accuracy, from_dataset
+    from generator.estimate import accuracy
+    from generator.facts.engine_input import from_dataset
 
     facts = derive(shipped)
     bundle = from_dataset(shipped)
@@ -144,7 +146,7 @@ def test_published_error_figures_are_what_the_model_gives(shipped):
 
 
 def _pick(ds, **raw):
-    from generator.api import client_data
+    from generator.publish.api import client_data
 
     data = client_data(ds)
     out = run_calc_js("picker", {"memory": "8", "prices": "new", **raw}, data=data)
@@ -203,8 +205,8 @@ def test_fit_digest_follows_only_what_the_engine_reads(shipped):
     import copy
     import re
 
-    from generator.derive import _digest
-    from generator.estimate.data import ENGINE_GPU_FIELDS
+    from generator.facts.derive import _digest
+    from generator.facts.engine_input import ENGINE_GPU_FIELDS
 
     bundle = derive(shipped).bundle
     base = _digest(bundle)
@@ -227,7 +229,7 @@ def test_grid_cells_are_reused_only_while_their_inputs_are_unchanged(shipped, tm
     cell as it was: the preview's rebuild does not grow with the catalogue."""
     import shutil
 
-    from generator.validate import load_dataset
+    from generator.data.loader import load_dataset
 
     data = tmp_path / "data"
     shutil.copytree(ROOT / "data", data)
@@ -253,8 +255,8 @@ def test_a_reload_estimates_again_only_what_changed(tmp_path, monkeypatch):
     the same objects; an edit of what the engine reads refits and computes every row again."""
     import shutil
 
-    from generator import derive as derive_module
     from generator.estimate import fitting
+    from generator.facts import derive as derive_module
 
     shutil.copytree(ROOT / "data", tmp_path / "data")
     # the same bytes under the same names are the same rows: start from empty caches
@@ -289,9 +291,9 @@ def test_the_fit_digest_serializes_again_only_the_records_that_changed(shipped, 
     computation's)."""
     import shutil
 
-    import generator.derive as derive_module
-    from generator.derive import Derived, _digest
-    from generator.validate import load_dataset
+    import generator.facts.derive as derive_module
+    from generator.data.loader import load_dataset
+    from generator.facts.derive import Derived, _digest
 
     data = tmp_path / "data"
     shutil.copytree(ROOT / "data", data)
@@ -313,7 +315,7 @@ def test_the_fit_digest_serializes_again_only_the_records_that_changed(shipped, 
 def test_each_page_finds_its_measurements_without_reading_all_of_them_again():
     """A build of every page in one process (the preview's) asks for the measurements of each
     card and model: they are grouped in one pass, and each answer is what the whole list gives."""
-    from generator.derive import Derived
+    from generator.facts.derive import Derived
 
     ds, problems = load_dataset(ROOT / "data", ROOT)
     assert ds is not None, problems
@@ -362,9 +364,9 @@ def test_a_reload_with_no_revision_changed_keeps_the_advice_states_and_the_histo
     revision's edit gives new ones, which are what a fresh computation gives."""
     import shutil
 
-    from generator.derive import Derived
-    from generator.diff import advice_states
-    from generator.history import history_index
+    from generator.facts.derive import Derived
+    from generator.facts.diff import advice_states
+    from generator.facts.history import history_index
 
     data = tmp_path / "data"
     shutil.copytree(ROOT / "data", data)
@@ -390,8 +392,8 @@ def test_a_reload_with_no_revision_changed_keeps_the_advice_states_and_the_histo
 def test_the_open_pages_render_works_out_no_diff_of_a_page_it_does_not_render(shipped, monkeypatch):
     """The diff pages' comparisons are worked out for the pages rendered: the preview's render of
     one card's page (of 1,800 diff pages at a hundred times the data) computes none."""
-    from generator.derive import Derived
-    from generator.render import render_language
+    from generator.facts.derive import Derived
+    from generator.publish.render import render_language
 
     done = []
     real = Derived.diff
@@ -410,7 +412,7 @@ def test_the_measurements_are_grouped_again_only_when_a_measurement_file_changed
     would."""
     import shutil
 
-    from generator.derive import Derived, _index_rows
+    from generator.facts.derive import Derived, _index_rows
 
     data = tmp_path / "data"
     shutil.copytree(ROOT / "data", data)
@@ -430,15 +432,15 @@ def test_the_measurements_are_grouped_again_only_when_a_measurement_file_changed
 
 
 def test_after_a_cards_edit_in_place_the_bundle_and_the_digest_come_from_the_last_ones(tmp_path, monkeypatch):
-    """The preview's reload names the card edited (generator.validate.changes): the engine's
+    """The preview's reload names the card edited (generator.data.loader.changes): the engine's
     bundle is the last one with that card's dict replaced, and the fit digest is the last one
     when nothing the engine reads of the card changed, with no pass over every card; both are
     what a computation from nothing gives. An edit of what the engine reads digests again."""
     import shutil
 
-    import generator.derive as derive_module
-    from generator.derive import _digest
-    from generator.estimate import from_dataset
+    import generator.facts.derive as derive_module
+    from generator.facts.derive import _digest
+    from generator.facts.engine_input import from_dataset
 
     data = tmp_path / "data"
     shutil.copytree(ROOT / "data", data)

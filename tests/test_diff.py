@@ -13,7 +13,7 @@ REV = "revisions/2019-04-03.yaml"
 
 
 def dataset(tree):
-    from generator.validate import load_dataset
+    from generator.data.loader import load_dataset
 
     ds, problems = load_dataset(tree.data, tree.root, today=TODAY)
     assert ds is not None, problems
@@ -31,7 +31,7 @@ changes:
 
 
 def test_update_revisions_derive_the_advice_from_their_changes(tree):
-    from generator.diff import advice_state
+    from generator.facts.diff import advice_state
 
     add_update(tree, changes="""  - {type: recommendation-added, persona: best-overall, gpu: gtx-1060-6gb}
   - {type: recommendation-removed, persona: little-money, gpu: gtx-1060-6gb}
@@ -47,7 +47,7 @@ def test_update_revisions_derive_the_advice_from_their_changes(tree):
 
 
 def test_diff_of_a_derived_update(tree):
-    from generator.diff import diff_revisions
+    from generator.facts.diff import diff_revisions
 
     add_update(tree, changes="  - {type: recommendation-removed, persona: best-overall, gpu: rtx-2070}\n")
     d = diff_revisions(dataset(tree), "2019-04-03", "2020-01-01")
@@ -56,8 +56,8 @@ def test_diff_of_a_derived_update(tree):
 
 
 def test_known_pair_in_the_shipped_data():
-    from generator.diff import diff_revisions
-    from generator.validate import load_dataset
+    from generator.data.loader import load_dataset
+    from generator.facts.diff import diff_revisions
 
     ds, problems = load_dataset(ROOT / "data", ROOT)
     assert ds is not None, problems

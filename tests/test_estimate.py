@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from generator import records_llm
-from generator.estimate import engine, fitting, formats, memory, published, read_bundle, relative_fit, speed
+from generator.data import records_llm
+from generator.estimate import engine, fitting, formats, memory, published, relative_fit, speed
 from generator.estimate.engine import EstimateError, estimate, training_relative_only
+from generator.facts.engine_input import read_bundle
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = json.loads((ROOT / "tests" / "fixtures" / "estimate.json").read_text(encoding="utf-8"))
@@ -496,8 +497,8 @@ def test_shipped_training_results_carry_estimates_and_errors(shipped):
     """Every shipped training result in a group, but the group's reference, gets an estimate and an error on the
     derived measurement list, and the table's training error counts exactly those results plus the
     revisions' pairs."""
-    from generator.derive import Derived
-    from generator.validate import load_dataset
+    from generator.data.loader import load_dataset
+    from generator.facts.derive import Derived
 
     bundle, table = shipped
     ds, problems = load_dataset(ROOT / "data")

@@ -12,8 +12,8 @@ from conftest import ROOT
 from test_rules_today import _model
 
 from benchmarks import gpu_measure
-from generator.estimate.data import read_bundle
 from generator.estimate.memory import param_breakdown
+from generator.facts.engine_input import read_bundle
 
 BUNDLE = read_bundle(ROOT / "data")
 
@@ -76,7 +76,7 @@ def test_the_written_file_validates_as_a_source(tree):
     assert text.startswith("# yaml-language-server: $schema=../schema/measurement.schema.json\n")
     tree.write("measurements/own.yaml", text)
     assert tree.problems() == []
-    from generator.fmt import format_text
+    from generator.cli.format import format_text
 
     assert format_text(text, "measurements/own.yaml") == text  # already in canonical form
     assert "runtime_version: 4.57.1" in text and "gradient_checkpointing: false" in text and "mode: full" in text

@@ -13,9 +13,9 @@ import pytest
 from conftest import EPOCH, ROOT
 from test_browser import _Quiet, _serve, browser  # noqa: F401  (fixture)
 
-from generator import render
-from generator.render import Page, split_rest
-from generator.site import Paths, build_site
+from generator.publish import render
+from generator.publish.render import Page, split_rest
+from generator.site.pipeline import Paths, build_site
 
 
 def _rows_of(script: str, table: str) -> str:

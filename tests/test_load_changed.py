@@ -7,7 +7,7 @@ from pathlib import Path
 
 from conftest import TODAY
 
-from generator.validate import load_dataset
+from generator.data.loader import load_dataset
 
 
 def _load(tree, changed=None):
@@ -58,7 +58,7 @@ def test_a_created_file_is_seen_once_the_caller_says_it_cannot_vouch(tree):
 
 
 def _reads(tree, monkeypatch) -> list[str]:
-    from generator.validate import _Loader
+    from generator.data.loader import _Loader
 
     reads, real = [], _Loader.read
     monkeypatch.setattr(_Loader, "read", lambda self, path, *a, **k:
@@ -70,7 +70,7 @@ def test_a_reload_visits_only_the_file_that_changed_and_the_translations_of_what
     """The other files (of other folders or of the same one) and the translations of unchanged
     records give what they gave at the last load, without visiting each file; the answer is a
     full load's."""
-    from generator.validate import stale_translations
+    from generator.data.loader import stale_translations
 
     tree.write("translations/ko/gpus/nvidia/rtx-2070.yaml",
                'notes:\n  text: "시험용 카드입니다."\n  source: "000000000000"\n')
@@ -106,7 +106,7 @@ def test_what_a_load_kept_outlives_the_loads_of_other_data_folders(tree, tmp_pat
     what this folder's last load kept: the reload still reads only what it must."""
     import shutil
 
-    from generator.validate import _Memory
+    from generator.data.loader import _Memory
 
     _load(tree)
     for i in range(_Memory.FOLDERS - 1):
@@ -121,7 +121,7 @@ def test_what_a_load_kept_outlives_the_loads_of_other_data_folders(tree, tmp_pat
 
 
 def test_the_folder_used_least_recently_is_dropped_whole():
-    from generator.validate import _Memory
+    from generator.data.loader import _Memory
 
     memory = _Memory()
     for n in range(_Memory.FOLDERS):
@@ -163,7 +163,7 @@ def test_references_are_checked_again_only_in_the_files_written_while_the_ids_st
     """A reload checks the references of the files written; the others give their last answer,
     unless the records that exist or the unreadable files changed: then every reference is
     checked again. Each answer is a full load's."""
-    from generator.validate import _Loader
+    from generator.data.loader import _Loader
 
     rev = "revisions/2019-04-03.yaml"
     checked = []
@@ -223,7 +223,7 @@ def test_translations_of_a_record_made_unreadable_and_mended_are_what_a_full_loa
 
 def _kind_loads(monkeypatch) -> list[str]:
     """The kinds loaded file by file from here on (a pass over every file of the kind)."""
-    from generator.validate import _Loader
+    from generator.data.loader import _Loader
 
     loads, real = [], _Loader._load_kind
     monkeypatch.setattr(_Loader, "_load_kind", lambda self, kind, *a: loads.append(kind.name) or real(self, kind, *a))
@@ -235,7 +235,7 @@ def test_a_record_edited_in_place_replaces_its_own_record_only_and_says_which_ch
     with no pass over the kind's other files; every other record is the last load's object, and
     the dataset names what changed since. Each answer is a full load's: an edit, a problem
     brought in and taken out, in a map (cards) and in a list (revisions)."""
-    from generator.validate import changes
+    from generator.data.loader import changes
 
     second = tree.read("revisions/2019-04-03.yaml").replace("date: 2019-04-03", "date: 2020-01-02")
     tree.write("revisions/2020-01-02.yaml", second)
@@ -277,7 +277,7 @@ def test_a_file_made_unreadable_or_mended_loads_its_kind_file_by_file(tree, monk
     """A file that becomes unreadable, or readable again, is not a record edited in place: its
     kind is loaded file by file, the dataset does not claim to know what changed, and the answer
     is a full load's."""
-    from generator.validate import changes
+    from generator.data.loader import changes
 
     _load(tree)
     card = tree.path("gpus/nvidia/rtx-2070.yaml")
@@ -318,7 +318,7 @@ def test_a_reload_shares_the_tables_and_ids_that_did_not_change_and_never_change
     """A card's edit gives the translation tables of the last reload (the same objects) and the
     ids that exist as found then; a translation edited gives a new table for its language only,
     and the last dataset's table is left as it was. Each answer is a full load's."""
-    from generator.validate import _Loader
+    from generator.data.loader import _Loader
 
     ko = "translations/ko/gpus/nvidia/rtx-2070.yaml"
     tree.write(ko, 'notes:\n  text: "시험용 카드입니다."\n  source: "000000000000"\n')

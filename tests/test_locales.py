@@ -9,11 +9,11 @@ import sys
 
 from conftest import ROOT
 
-from generator.locales import LANGS, LOCALES, TRANSLATED_LANGS, locale
-from generator.text import format_date, format_number
+from generator.data.locales import LANGS, LOCALES, TRANSLATED_LANGS, locale
+from generator.publish.text import format_date, format_number
 
 ADD_GERMAN = """
-import generator.locales as L
+import generator.data.locales as L
 L.LOCALES = L.LOCALES + (L.Locale("de", "de", "Deutsch", decimal=",", group=".", date="{day}. {month} {year}"),)
 L.BY_CODE = {loc.code: loc for loc in L.LOCALES}
 L.LANGS = tuple(loc.code for loc in L.LOCALES)
@@ -38,10 +38,10 @@ def test_a_language_added_to_the_table_is_known_everywhere(tree):
     tree.write("translations/de/ui.yaml", '"nav.home":\n  text: "Start"\n  source: "000000000000"\n')
     script = ADD_GERMAN + f"""
 from pathlib import Path
-from generator.validate import load_dataset
-from generator.render import alternates
-from generator.text import format_number
-from generator.cli import main
+from generator.data.loader import load_dataset
+from generator.publish.render import alternates
+from generator.publish.text import format_number
+from generator.cli.main import main
 ds, problems = load_dataset(Path({str(tree.data)!r}), Path({str(tree.root)!r}))
 out = {{
     "problems": [str(p) for p in problems if p.level == "error"],
@@ -49,7 +49,7 @@ out = {{
     "menu": [a["name"] for a in alternates("en")],
     "number": format_number(1234.5, "de"),
 }}
-from generator.site import Paths, generate
+from generator.site.pipeline import Paths, generate
 generate(ds, Paths(data=Path({str(tree.data)!r}), build=Path({str(tree.root)!r}, "build")), ["de"])
 out["pages"] = len(list(Path({str(tree.root)!r}, "build", "docs", "de").rglob("*.md")))
 try:

@@ -5,7 +5,7 @@ import markdown
 import pytest
 from conftest import ROOT
 
-from generator.mkdocs_hooks import stash, unstash
+from generator.site.mkdocs_hooks import stash, unstash
 
 EXTENSIONS = ["admonition", "attr_list", "tables", "toc"]
 
@@ -55,7 +55,7 @@ def test_every_generated_page_converts_the_same(built_site):
 
 
 def test_the_build_uses_the_hook():
-    assert "generator/mkdocs_hooks.py" in (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert "generator/site/mkdocs_hooks.py" in (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
 
 
 def test_the_privacy_plugin_reads_every_script_but_the_rows_of_long_tables(tmp_path):
@@ -66,7 +66,7 @@ def test_the_privacy_plugin_reads_every_script_but_the_rows_of_long_tables(tmp_p
     from mkdocs.config import load_config
     from mkdocs.structure.files import File
 
-    from generator.mkdocs_glue import skip_rows_in_privacy
+    from generator.site.mkdocs_glue import skip_rows_in_privacy
 
     docs = tmp_path / "docs"
     docs.mkdir()

@@ -123,7 +123,7 @@ def test_topics_have_pages(built_site):
 def test_gpu_page_says_which_models_it_runs_and_what_was_measured(built_site):
     """The GPU page's table is the derive stage's estimate for every catalogue model, and the
     measurements made on the card are listed with their sources."""
-    from generator.derive import derive
+    from generator.facts.derive import derive
 
     site, ds = built_site
     facts = derive(ds)

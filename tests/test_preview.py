@@ -12,8 +12,8 @@ import time
 import pytest
 from conftest import EPOCH, ROOT
 
-from generator.preview import Preview, html_of, page_of, url_of
-from generator.site import Paths
+from generator.site.pipeline import Paths
+from generator.site.preview import Preview, html_of, page_of, url_of
 
 
 @pytest.mark.parametrize("url, page", [
@@ -144,7 +144,7 @@ def test_the_open_pages_step_runs_without_the_cyclic_collector_and_gives_it_back
     and on again once the step is over (a failed step included)."""
     import gc
 
-    import generator.preview as preview_module
+    import generator.site.preview as preview_module
 
     pv, base, _ = preview
     seen = []
@@ -169,7 +169,7 @@ def test_the_open_pages_step_runs_without_the_cyclic_collector_and_gives_it_back
 def test_first_step_writes_the_shared_data_only_for_a_page_that_reads_it(preview):
     """The data file holds every card: a GPU page's first step leaves it to the step after (the
     page does not read it); the compare page's first step writes it, so its table is not stale."""
-    from generator.site import generate_language, load_or_fail
+    from generator.site.pipeline import generate_language, load_or_fail
 
     pv, base, _ = preview
     data_file = pv.paths.build / "docs" / "en" / "assets" / "data" / "whichgpu-data.js"
@@ -227,8 +227,8 @@ def test_a_page_template_edit_rebuilds_only_the_pages_it_renders(preview, tmp_pa
     paths = Paths(root=base, data=pv.paths.data, build=pv.paths.build, site=pv.paths.site)
     assert paths.templates == templates / "pages"
     shutil.copyfile(ROOT / "mkdocs.yml", base / "mkdocs.yml")
-    (base / "generator").mkdir(exist_ok=True)  # mkdocs.yml names its hooks by path
-    shutil.copyfile(ROOT / "generator" / "mkdocs_hooks.py", base / "generator" / "mkdocs_hooks.py")
+    (base / "generator" / "site").mkdir(parents=True, exist_ok=True)  # mkdocs.yml names its hooks by path
+    shutil.copyfile(ROOT / "generator" / "site" / "mkdocs_hooks.py", base / "generator" / "site" / "mkdocs_hooks.py")
     pv.paths = paths
     pv.update()  # the copy of the theme is a theme change: every page once
     _wait(pv)
@@ -248,7 +248,7 @@ def test_a_page_template_edit_rebuilds_only_the_pages_it_renders(preview, tmp_pa
 def test_the_watcher_names_the_files_written_and_anything_else_means_every_file(tmp_path):
     from types import SimpleNamespace
 
-    from generator.mkdocs_glue import _telling
+    from generator.site.mkdocs_glue import _telling
 
     pv = Preview(Paths(data=tmp_path / "data", build=tmp_path / "build", site=tmp_path / "site"), out=io.StringIO())
     gpu, other = tmp_path / "data" / "gpus" / "a.yaml", tmp_path / "data" / "b.yaml"
@@ -321,7 +321,7 @@ def test_the_open_pages_step_reuses_the_last_listing_of_the_pages_unless_a_named
 
     from mkdocs.structure.files import File, Files
 
-    from generator.mkdocs_glue import _listed_files
+    from generator.site.mkdocs_glue import _listed_files
 
     config = SimpleNamespace(docs_dir=str(tmp_path / "docs"), site_dir=str(tmp_path / "site"), use_directory_urls=True,
                              exclude_docs=None)
@@ -359,7 +359,7 @@ NARROWED = [("en", "gpus/rtx-4090.md"), ("en", "models/llama-3-8b.md"), ("en", "
 def copied_site(built_site, tmp_path_factory):
     """A copy of the shipped data's four-language build (its pages' Markdown and its site), to
     build pages into in place."""
-    from generator import mkdocs_glue
+    from generator.site import mkdocs_glue
 
     site, ds = built_site
     base = tmp_path_factory.mktemp("narrow")
@@ -376,8 +376,8 @@ def copied_site(built_site, tmp_path_factory):
 
 
 def _build_page(base, ds, lang: str, md: str, narrow: bool) -> bytes:
-    from generator import mkdocs_glue
-    from generator.site import mkdocs_overrides, read_base_config
+    from generator.site import mkdocs_glue
+    from generator.site.pipeline import mkdocs_overrides, read_base_config
 
     site = base / "site" if lang == "en" else base / "site" / lang
     overrides = mkdocs_overrides(ds, lang, base / "docs" / lang, site, read_base_config(Paths()))
@@ -390,7 +390,7 @@ def _build_page(base, ds, lang: str, md: str, narrow: bool) -> bytes:
 
 def _told(monkeypatch) -> list[int]:
     """How many pages each of MkDocs' lists of files holds, from here on."""
-    from generator import mkdocs_glue
+    from generator.site import mkdocs_glue
 
     counts, listed = [], mkdocs_glue._listed_files
 
@@ -423,7 +423,7 @@ def test_a_narrowed_build_that_warns_is_built_again_knowing_every_file(copied_si
     list gives too (a link to no file at all) is shown once, by that second build."""
     import logging
 
-    from generator import mkdocs_glue
+    from generator.site import mkdocs_glue
 
     base, ds = copied_site
     md = "topics/compute-growth.md"
@@ -452,7 +452,7 @@ def test_a_narrowed_build_that_warns_is_built_again_knowing_every_file(copied_si
 def test_reach_follows_the_navigation_and_the_pages_markdown_links(tmp_path):
     from types import SimpleNamespace
 
-    from generator.mkdocs_glue import _reach
+    from generator.site.mkdocs_glue import _reach
 
     (tmp_path / "gpus").mkdir()
     (tmp_path / "gpus" / "a.md").write_text(
@@ -476,7 +476,7 @@ def test_a_walk_that_finds_the_same_files_keeps_what_the_narrowed_step_worked_ou
 
     from mkdocs.structure.files import File, Files
 
-    from generator.mkdocs_glue import _listed_files
+    from generator.site.mkdocs_glue import _listed_files
 
     docs = tmp_path / "docs"
     (docs / "gpus").mkdir(parents=True)
@@ -513,7 +513,7 @@ def test_a_walk_that_finds_the_same_files_keeps_what_the_narrowed_step_worked_ou
 
 
 def test_a_narrowed_build_that_fails_is_built_again_knowing_every_file(copied_site, monkeypatch):
-    from generator import mkdocs_glue
+    from generator.site import mkdocs_glue
 
     base, ds = copied_site
     md = "gpus/rtx-2070.md"
@@ -532,7 +532,7 @@ def test_a_narrowed_build_neither_finds_nor_keeps_renders_and_leaves_the_kept_on
     """The renders kept between builds are keyed by every file's place: a narrowed build does not
     use them, and the next build finds them still loaded (at a hundred times the data, reading
     them again from disk would cost the background step seconds)."""
-    from generator import mkdocs_glue
+    from generator.site import mkdocs_glue
 
     base, ds = copied_site
     # the second build finds what the first kept (run alone, the first keeps them afresh and

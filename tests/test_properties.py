@@ -14,10 +14,10 @@ from conftest import FIXTURES, TODAY
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from generator.problems import Problem
-from generator.text import clean, escape_md
-from generator.validate import load_dataset
-from generator.yamlload import load_text
+from generator.data.loader import load_dataset
+from generator.data.problems import Problem
+from generator.data.yamlload import load_text
+from generator.publish.text import clean, escape_md
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

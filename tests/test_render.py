@@ -5,14 +5,14 @@ import pytest
 from conftest import ROOT
 from markupsafe import Markup
 
-from generator.locales import LANGS
+from generator.data.locales import LANGS
 
 
 @pytest.fixture
 def dataset(tree):
     import shutil
 
-    from generator.validate import load_dataset
+    from generator.data.loader import load_dataset
 
     shutil.copyfile(ROOT / "data" / "ui.yaml", tree.data / "ui.yaml")
     (tree.data / "translations" / "ko" / "ui.yaml").unlink()
@@ -22,7 +22,7 @@ def dataset(tree):
 
 
 def test_localizer_status(dataset):
-    from generator.model import Localizer
+    from generator.data.dataset import Localizer
 
     rev = dataset.revision("2019-04-03")
     assert Localizer(dataset, "en").field(rev, ("summary",)) == ("A fixture revision.", "source")
@@ -31,8 +31,8 @@ def test_localizer_status(dataset):
 
 
 def test_stale_translation_is_shown_with_a_mark(dataset, tree):
-    from generator.render import Context
-    from generator.validate import load_dataset
+    from generator.data.loader import load_dataset
+    from generator.publish.render import Context
 
     tree.set("revisions/2019-04-03.yaml", "summary", "A changed fixture revision.")
     ds, _ = load_dataset(tree.data, tree.root)
@@ -41,14 +41,14 @@ def test_stale_translation_is_shown_with_a_mark(dataset, tree):
 
 
 def test_missing_translation_is_english_marked_as_such(dataset):
-    from generator.render import Context
+    from generator.publish.render import Context
 
     out = Context(dataset, "zh").t(dataset.revision("2019-04-03"), "summary")
     assert out.startswith('<span lang="en">A fixture revision&#46;</span>')
 
 
 def test_fill_keeps_links_and_escapes_the_rest(dataset):
-    from generator.render import Context
+    from generator.publish.render import Context
 
     c = Context(dataset, "en")
     out = c.fill("revision.old_body", date=c.link("3 April 2019", "2019-04-03.md"))
@@ -58,7 +58,7 @@ def test_fill_keeps_links_and_escapes_the_rest(dataset):
 
 
 def test_gpu_link_refuses_anything_but_an_id(dataset):
-    from generator.render import Context, safe_id
+    from generator.publish.render import Context, safe_id
 
     assert Context(dataset, "en").gpu_link("rtx-2070") == Markup("[GeForce RTX 2070](../gpus/rtx-2070.md)")
     with pytest.raises(ValueError):
@@ -66,7 +66,7 @@ def test_gpu_link_refuses_anything_but_an_id(dataset):
 
 
 def test_every_language_renders_the_same_pages(dataset):
-    from generator.render import render_language
+    from generator.publish.render import render_language
 
     paths = {lang: [p.path for p in render_language(dataset, lang, ROOT / "templates" / "pages")]
              for lang in LANGS}
@@ -75,7 +75,7 @@ def test_every_language_renders_the_same_pages(dataset):
 
 
 def test_nav_titles_are_escaped(dataset):
-    from generator.render import nav
+    from generator.publish.render import nav
 
     entries = nav(dataset, "en")
     assert list(entries[0]) == ["Home"]
@@ -89,9 +89,9 @@ def test_page_kinds_come_from_one_registry(tmp_path):
 
     from conftest import ROOT
 
-    from generator import pages as registry
-    from generator.render import nav, render_language
-    from generator.validate import load_dataset
+    from generator.data.loader import load_dataset
+    from generator.publish import pages as registry
+    from generator.publish.render import nav, render_language
 
     ds, _ = load_dataset(ROOT / "data", ROOT)
     templates = tmp_path / "pages"
@@ -121,7 +121,7 @@ def test_page_kinds_come_from_one_registry(tmp_path):
 
 
 def _ctx(ds):
-    from generator.render import Context
+    from generator.publish.render import Context
 
     return Context(ds, "en")
 
@@ -131,8 +131,8 @@ def test_a_kind_of_many_pages_finds_one_page_by_its_path_as_its_list_gives_it():
     every page it lists, the same path and variables (a diff's, once called), and nothing for a
     path it does not list: another kind's, an unknown id, a diff between revisions that do not
     follow each other."""
-    from generator import pages as registry
-    from generator.validate import load_dataset
+    from generator.data.loader import load_dataset
+    from generator.publish import pages as registry
 
     ds, _ = load_dataset(ROOT / "data", ROOT)
     ctx = _ctx(ds)

@@ -7,7 +7,7 @@ import logging
 import markdown
 import pytest
 
-from generator import mkdocs_glue
+from generator.site import mkdocs_glue
 
 CONFIG = """site_name: kept renders
 docs_dir: docs
@@ -32,7 +32,7 @@ def project(tmp_path, monkeypatch):
     from conftest import EPOCH, ROOT
 
     monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)  # the pages' build date, the same in both builds
-    (tmp_path / "mkdocs.yml").write_text(CONFIG.format(hooks=ROOT / "generator" / "mkdocs_hooks.py"), encoding="utf-8")
+    (tmp_path / "mkdocs.yml").write_text(CONFIG.format(hooks=ROOT / "generator" / "site" / "mkdocs_hooks.py"), encoding="utf-8")
     for name, text in PAGES.items():
         (tmp_path / "docs" / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / "docs" / name).write_text(text, encoding="utf-8")
@@ -107,7 +107,7 @@ def test_pages_outside_the_navigation_share_its_render_and_come_out_the_same(tmp
     the first build rendered the navigation for far fewer pages than it built."""
     from conftest import EPOCH
 
-    from generator.site import Paths, build_site
+    from generator.site.pipeline import Paths, build_site
 
     monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
     real, keys = mkdocs_glue._nav_key, []

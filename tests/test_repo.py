@@ -8,7 +8,7 @@ import subprocess
 import yaml
 from conftest import ROOT
 
-from generator.locales import TRANSLATED_LANGS
+from generator.data.locales import TRANSLATED_LANGS
 
 
 def workflow_runs():

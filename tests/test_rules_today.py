@@ -377,7 +377,7 @@ CASES = {
 
 
 def _all(tree):
-    from generator.validate import load_dataset
+    from generator.data.loader import load_dataset
 
     _ds, problems = load_dataset(tree.data, tree.root, today=__import__("datetime").date(2026, 11, 23))
     return [str(p) for p in problems]

@@ -8,8 +8,8 @@ import pytest
 from conftest import EPOCH
 from material.plugins.search import plugin
 
-from generator import search_parser
-from generator.kept import KeptAnswers
+from generator.site import search_parser
+from generator.site.kept import KeptAnswers
 
 
 def sections(parser_class, html: str) -> list[tuple]:
@@ -215,7 +215,7 @@ def test_a_chinese_build_reuses_the_segmentation_and_the_sections_of_the_last(tm
     same, byte for byte."""
     import jieba
 
-    from generator.site import Paths, build_site
+    from generator.site.pipeline import Paths, build_site
 
     monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
     build_site(Paths(build=tmp_path / "build", site=tmp_path / "a"), ("zh",))

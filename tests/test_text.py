@@ -7,7 +7,7 @@ import html
 import markdown
 import pytest
 
-from generator.text import clean, escape_md, escape_title, format_date, format_number
+from generator.publish.text import clean, escape_md, escape_title, format_date, format_number
 
 MONTHS_EN = ["January", "February", "March", "April", "May", "June", "July", "August",
              "September", "October", "November", "December"]

@@ -105,7 +105,7 @@ def test_new_revision_validates_once_filled(tree):
 
 
 def test_new_translation_adds_empty_entries_with_digests(tree):
-    from generator.model import digest
+    from generator.data.dataset import digest
 
     assert cli("new", "translation", "zh", "--data", str(tree.data)).returncode == 0
     text = tree.read("translations/zh/revisions/2019-04-03.yaml")
@@ -130,13 +130,13 @@ def as_json(value):
 
 
 def schema_ok(name, doc) -> bool:
-    from generator.fmt import json_schema
+    from generator.data.json_schema import json_schema
 
     return jsonschema.Draft202012Validator(json_schema(name)).is_valid(as_json(doc))
 
 
 def test_schema_files_are_current():
-    from generator.fmt import schema_texts
+    from generator.data.json_schema import schema_texts
 
     for name, text in schema_texts().items():
         assert (ROOT / "data" / "schema" / name).read_text(encoding="utf-8") == text, name

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from generator.yamlload import MAX_BYTES, MAX_DEPTH, load_text
+from generator.data.yamlload import MAX_BYTES, MAX_DEPTH, load_text
 
 
 def load(src: str | bytes):
@@ -97,7 +97,7 @@ def test_a_file_read_again_unchanged_is_not_read_and_an_edit_always_is(tmp_path,
     import os
     from pathlib import Path
 
-    from generator.yamlload import load_file
+    from generator.data.yamlload import load_file
 
     path = tmp_path / "gpu.yaml"
     path.write_text("name: A\nmemory_gb: 24\n", encoding="utf-8")
@@ -125,7 +125,7 @@ def test_a_file_vouched_unchanged_is_taken_from_memory_without_its_status(tmp_pa
     never read before is read all the same."""
     from pathlib import Path
 
-    from generator.yamlload import load_file
+    from generator.data.yamlload import load_file
 
     path = tmp_path / "gpu.yaml"
     path.write_text("name: A\n", encoding="utf-8")

@@ -3,7 +3,8 @@
 Modules: ``formats`` (bits per weight, KV precisions, runtimes), ``memory`` (weights, KV cache,
 workspace, training state), ``speed`` (decode, prefill, relative training), ``fitting`` (the few
 fitted constants and the measured error), ``engine`` (one estimate with its error band and basis),
-``data`` (plain dicts from the dataset), ``cli`` (``python -m generator estimate``). See README.md.
+``bundle`` (the plain dicts it takes). It imports nothing else of ``generator``: the dataset's
+adapter is ``generator.facts.engine_input``, the command ``generator.cli.estimate``. See README.md.
 
 For the site: ``published(bundle)`` gives the JSON-ready table the browser's
 ``docs/assets/js/calc/estimate.mjs`` takes (fitted constants, error table, reference GPU), and
@@ -11,9 +12,9 @@ For the site: ``published(bundle)`` gives the JSON-ready table the browser's
 """
 from __future__ import annotations
 
-from .data import Bundle, from_dataset, load_bundle, read_bundle
-from .engine import EstimateError, error_band, estimate, training_relative_only
-from .fitting import accuracy, fit_constants
+from generator.estimate.bundle import Bundle
+from generator.estimate.engine import EstimateError, error_band, estimate, training_relative_only
+from generator.estimate.fitting import accuracy, fit_constants
 
 DEFAULT_REFERENCE = "rtx-4090"
 
@@ -35,5 +36,5 @@ def published(bundle: Bundle, reference: str | None = None) -> dict:
     return {"constants": constants, "errors": errors, "reference": bundle.gpus.get(ref) if ref else None}
 
 
-__all__ = ["Bundle", "EstimateError", "accuracy", "error_band", "estimate", "fit_constants", "from_dataset",
-           "load_bundle", "published", "read_bundle", "reference_id", "training_relative_only"]
+__all__ = ["Bundle", "EstimateError", "accuracy", "error_band", "estimate", "fit_constants", "published",
+           "reference_id", "training_relative_only"]

@@ -8,7 +8,7 @@ Invalid input gives ``EstimateError(key, params)``; keys are translated by the c
 """
 from __future__ import annotations
 
-from .formats import (
+from generator.estimate.formats import (
     GGUF_ONLY_RUNTIMES,
     KV_BY_RUNTIME,
     KV_BYTES,
@@ -22,7 +22,7 @@ from .formats import (
     default_weights,
     is_gguf,
 )
-from .memory import (
+from generator.estimate.memory import (
     SERVING_RUNTIMES,
     VLLM_UTILIZATION,
     inference_memory,
@@ -30,7 +30,7 @@ from .memory import (
     training_memory,
     usable_bytes,
 )
-from .speed import decode_tokens_per_s, matrix_tflops, prefill_tokens_per_s, relative_training, speed_constants
+from generator.estimate.speed import decode_tokens_per_s, matrix_tflops, prefill_tokens_per_s, relative_training, speed_constants
 
 DEFAULTS = {"mode": "inference", "kv_cache": "f16", "context": 4096, "batch": 1, "gpus": 1, "flash_attention": True,
             "checkpointing": True, "lora_rank": LORA_RANK, "gpu_layers": None, "optimizer": "adamw", "master_weights": True,

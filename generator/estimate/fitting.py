@@ -43,10 +43,10 @@ from __future__ import annotations
 
 import math
 
-from .formats import GIB, KV_BYTES, LORA_RANK, LORA_TARGETS, WEIGHT_FORMATS, backend
-from .memory import activation_basis, inference_memory, training_memory, weights_parts
-from .relative_fit import REVISIONS_SOURCE, fit_relative, mode_of, relative_groups
-from .speed import (
+from generator.estimate.formats import GIB, KV_BYTES, LORA_RANK, LORA_TARGETS, WEIGHT_FORMATS, backend
+from generator.estimate.memory import activation_basis, inference_memory, training_memory, weights_parts
+from generator.estimate.relative_fit import REVISIONS_SOURCE, fit_relative, mode_of, relative_groups
+from generator.estimate.speed import (
     DEFAULT_SPEED,
     decode_from_terms,
     decode_terms,

@@ -75,7 +75,16 @@ from __future__ import annotations
 
 import math
 
-from .formats import GIB, KV_BYTES, LAYER_SPLIT_RUNTIMES, LORA_RANK, LORA_TARGETS, LOSS_CHUNKS, OPTIMIZERS, WEIGHT_FORMATS
+from generator.estimate.formats import (
+    GIB,
+    KV_BYTES,
+    LAYER_SPLIT_RUNTIMES,
+    LORA_RANK,
+    LORA_TARGETS,
+    LOSS_CHUNKS,
+    OPTIMIZERS,
+    WEIGHT_FORMATS,
+)
 
 DEFAULT_MEMORY = {
     "llama.cpp": {"overhead_bytes": 0.35 * GIB, "act_scale": 1.0},

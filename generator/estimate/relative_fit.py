@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from .speed import DEFAULT_RELATIVE, relative_training, training_features
+from generator.estimate.speed import DEFAULT_RELATIVE, relative_training, training_features
 
 
 def mode_of(m: dict) -> str:

@@ -66,8 +66,8 @@ from __future__ import annotations
 import math
 import re
 
-from .formats import LAYER_SPLIT_RUNTIMES, backend
-from .memory import SERVING_RUNTIMES, expert_fraction, kv_cache_bytes, weights_parts
+from generator.estimate.formats import LAYER_SPLIT_RUNTIMES, backend
+from generator.estimate.memory import SERVING_RUNTIMES, expert_fraction, kv_cache_bytes, weights_parts
 
 DEFAULT_SPEED = {"eff_bw": 0.75, "overhead_s": 0.0005, "overhead_s_per_layer": 0.0, "eff_compute": 0.5, "eff_cpu": 0.6,
                  "tp_latency_s": 1.0e-5, "cpu_bandwidth_gbs": 60.0, "pcie_gbs": 25.0, "moe_prefill": 1.0,

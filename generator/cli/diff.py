@@ -1,0 +1,317 @@
+"""`python -m generator diff`: revisions against each other, or data/ against a git ref."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tarfile
+import tempfile
+from dataclasses import dataclass, field
+from io import BytesIO
+from pathlib import Path
+
+from generator.data.dataset import Dataset, Localizer, digest
+from generator.data.loader import all_records, load_dataset
+from generator.data.plain import plain
+from generator.data.problems import Problem
+from generator.facts.diff import RevisionDiff, diff_revisions, resolve_date
+
+GREEN, RED, BOLD, DIM, RESET = "\033[32m", "\033[31m", "\033[1m", "\033[2m", "\033[0m"
+
+
+class Style:
+    def __init__(self, colour: bool):
+        self.colour = colour
+
+    def __call__(self, code: str, text: str) -> str:
+        return f"{code}{text}{RESET}" if self.colour else text
+
+
+class Names:
+    """Persona, GPU and label names in one language."""
+
+    def __init__(self, ds: Dataset, lang: str):
+        self.ds = ds
+        self.loc = Localizer(ds, lang)
+
+    def gpu(self, gid: str) -> str:
+        return self.ds.gpus[gid]["name"] if gid in self.ds.gpus else gid
+
+    def persona(self, pid: str) -> str:
+        return self.loc.persona(pid)
+
+    def ui(self, key: str) -> str:
+        return self.loc.ui(key)
+
+    def avoid_class(self, cls: str) -> str:
+        return self.loc.ui(f"avoid_class.{cls}")
+
+    def gpus(self, ids) -> str:
+        return ", ".join(self.gpu(g) for g in ids) or "—"
+
+
+def _num(v) -> str:
+    return "—" if v is None else f"{v:g}"
+
+
+# ----------------------------------------------------------------- revisions
+
+
+def revision_text(d: RevisionDiff, n: Names, style: Style) -> str:
+    out = [style(BOLD, f"{n.ui('diff.title')}: {d.a} → {d.b}")]
+    if d.empty:
+        out.append(n.ui("diff.no_change"))
+    for pc in d.personas:
+        out.append(f"{style(BOLD, n.persona(pc.persona))} ({n.ui('diff.status_' + pc.status)})")
+        for g in pc.removed:
+            out.append("  " + style(RED, f"- {n.gpu(g)}"))
+        for g in pc.added:
+            out.append("  " + style(GREEN, f"+ {n.gpu(g)}"))
+        if not pc.added and not pc.removed:
+            out.append(f"  {n.gpus(pc.before)} → {n.gpus(pc.after)}")
+    if d.avoid_added or d.avoid_removed or d.avoid_classes_added or d.avoid_classes_removed:
+        out.append(style(BOLD, n.ui("diff.avoid")))
+        out += ["  " + style(RED, f"- {n.gpu(g)}") for g in d.avoid_removed]
+        out += ["  " + style(RED, f"- {n.avoid_class(c)}") for c in d.avoid_classes_removed]
+        out += ["  " + style(GREEN, f"+ {n.gpu(g)}") for g in d.avoid_added]
+        out += ["  " + style(GREEN, f"+ {n.avoid_class(c)}") for c in d.avoid_classes_added]
+    for key in d.relative_tables_removed:
+        out.append(style(RED, f"- {n.ui('diff.relative')} ({key})"))
+    for key in d.relative_tables_added:
+        out.append(style(GREEN, f"+ {n.ui('diff.relative')} ({key})"))
+    for key, changes in d.relative_performance.items():
+        out.append(style(BOLD, f"{n.ui('diff.relative')} ({key})"))
+        out += [f"  {n.gpu(c.gpu)}: {_num(c.before)} → {_num(c.after)}" for c in changes]
+    if d.prices:
+        out.append(style(BOLD, n.ui("diff.prices")))
+        out += [f"  {n.gpu(c.gpu)}: {_num(c.before)} → {_num(c.after)} USD" for c in d.prices]
+    if d.summary_a != d.summary_b:
+        out.append(style(BOLD, n.ui("diff.summary")))
+        out.append("  " + style(DIM, d.a) + " " + d.summary_a)
+        out.append("  " + d.b + " " + d.summary_b)
+    if d.unchanged:
+        out.append(style(DIM, f"{n.ui('diff.unchanged')}: " + ", ".join(n.persona(p) for p in d.unchanged)))
+    return "\n".join(out) + "\n"
+
+
+def _md(text: str) -> str:
+    """Plain text safe inside a Markdown comment: no HTML, no links, no table breaks."""
+    for ch in "\\`*_{}[]()#+!|<>":
+        text = text.replace(ch, "\\" + ch)
+    return " ".join(text.split())
+
+
+def revision_markdown(d: RevisionDiff, n: Names) -> str:
+    out = [f"### {_md(n.ui('diff.title'))}: {d.a} → {d.b}", ""]
+    if d.empty:
+        out += [_md(n.ui("diff.no_change")), ""]
+    if d.personas:
+        out += [f"| {_md(n.ui('diff.persona'))} | {_md(n.ui('diff.removed'))} | {_md(n.ui('diff.added'))} |", "|---|---|---|"]
+        for pc in d.personas:
+            out.append(f"| {_md(n.persona(pc.persona))} | {_md(n.gpus(pc.removed))} | {_md(n.gpus(pc.added))} |")
+        out.append("")
+    if d.avoid_added or d.avoid_removed or d.avoid_classes_added or d.avoid_classes_removed:
+        out.append(f"**{_md(n.ui('diff.avoid'))}**")
+        out += [f"- ➖ {_md(n.gpu(g))}" for g in d.avoid_removed] + [f"- ➖ {_md(n.avoid_class(c))}" for c in d.avoid_classes_removed]  # noqa: E501
+        out += [f"- ➕ {_md(n.gpu(g))}" for g in d.avoid_added] + [f"- ➕ {_md(n.avoid_class(c))}" for c in d.avoid_classes_added]
+        out.append("")
+    for key in d.relative_tables_removed:
+        out += [f"- ➖ {_md(n.ui('diff.relative'))} ({_md(key)})"]
+    for key in d.relative_tables_added:
+        out += [f"- ➕ {_md(n.ui('diff.relative'))} ({_md(key)})"]
+    if d.relative_tables_added or d.relative_tables_removed:
+        out.append("")
+    for key, changes in d.relative_performance.items():
+        out += [f"**{_md(n.ui('diff.relative'))} ({_md(key)})**", ""]
+        out += [f"- {_md(n.gpu(c.gpu))}: {_num(c.before)} → {_num(c.after)}" for c in changes] + [""]
+    if d.prices:
+        out += [f"**{_md(n.ui('diff.prices'))}**", ""]
+        out += [f"- {_md(n.gpu(c.gpu))}: {_num(c.before)} → {_num(c.after)} USD" for c in d.prices] + [""]
+    if d.summary_a != d.summary_b:
+        out += [f"**{_md(n.ui('diff.summary'))}**", "", f"- {d.a}: {_md(d.summary_a)}", f"- {d.b}: {_md(d.summary_b)}", ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def revision_json(d: RevisionDiff, n: Names) -> str:
+    doc = d.to_json()
+    doc["names"] = {"personas": {p: n.persona(p) for p in [pc.persona for pc in d.personas] + d.unchanged},
+                    "gpus": {g: n.gpu(g) for pc in d.personas for g in pc.before + pc.after}}
+    return json.dumps(doc, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+
+
+# ----------------------------------------------------------------- data against a git ref
+
+
+@dataclass
+class FieldChange:
+    field: str
+    before: object
+    after: object
+
+
+@dataclass
+class DataRefDiff:
+    ref: str
+    gpus_added: list[str] = field(default_factory=list)
+    gpus_removed: list[str] = field(default_factory=list)
+    gpus_changed: dict[str, list[FieldChange]] = field(default_factory=dict)
+    revisions_added: list[str] = field(default_factory=list)
+    revisions_removed: list[str] = field(default_factory=list)
+    revisions_edited: dict[str, list[FieldChange]] = field(default_factory=dict)
+    recommendation_changes: dict[str, RevisionDiff] = field(default_factory=dict)
+    stale_translations: list[tuple[str, str, str]] = field(default_factory=list)
+    new_problems: list[Problem] = field(default_factory=list)
+
+
+def _git_data(root: Path, ref: str, dest: Path) -> None:
+    proc = subprocess.run(["git", "archive", "--format=tar", ref, "data"], cwd=root, capture_output=True)
+    if proc.returncode != 0:
+        raise ValueError(proc.stderr.decode("utf-8", "replace").strip() or f"cannot read data/ at {ref}")
+    with tarfile.open(fileobj=BytesIO(proc.stdout)) as tar:
+        tar.extractall(dest, filter="data")
+
+
+def _fields(before: dict, after: dict) -> list[FieldChange]:
+    out = []
+    for key in list(before) + [k for k in after if k not in before]:
+        if before.get(key) != after.get(key):
+            out.append(FieldChange(key, before.get(key), after.get(key)))
+    return out
+
+
+def data_ref_diff(root: Path, ref: str, data_dir: Path | None = None) -> tuple[DataRefDiff, Dataset | None]:
+    data_dir = data_dir or root / "data"
+    result = DataRefDiff(ref)
+    with tempfile.TemporaryDirectory(prefix="whichgpu-ref-") as tmp:
+        tmp = Path(tmp)
+        _git_data(root, ref, tmp)
+        old, old_problems = load_dataset(tmp / "data", tmp)
+        new, new_problems = load_dataset(data_dir, root)
+    seen = {(p.path, p.field, p.message) for p in old_problems}
+    result.new_problems = [p for p in new_problems if (p.path, p.field, p.message) not in seen and p.level == "error"]
+    if old is None or new is None:
+        return result, new
+    result.gpus_added = sorted(set(new.gpus) - set(old.gpus))
+    result.gpus_removed = sorted(set(old.gpus) - set(new.gpus))
+    for gid in sorted(set(new.gpus) & set(old.gpus)):
+        changes = _fields(plain(old.gpus[gid].data), plain(new.gpus[gid].data))
+        if changes:
+            result.gpus_changed[gid] = changes
+    old_revs, new_revs = {r.id: r for r in old.revisions}, {r.id: r for r in new.revisions}
+    result.revisions_added = sorted(set(new_revs) - set(old_revs))
+    result.revisions_removed = sorted(set(old_revs) - set(new_revs))
+    for rid in sorted(set(new_revs) & set(old_revs)):
+        changes = _fields(plain(old_revs[rid].data), plain(new_revs[rid].data))
+        if changes:
+            result.revisions_edited[rid] = changes
+            combined = _combine(old, new, rid)
+            d = diff_revisions(combined, "0000-00-00", rid)
+            if not d.empty:
+                result.recommendation_changes[rid] = d
+    old_texts = {rec.relpath: rec.texts for rec in all_records(old)}
+    for lang, files in new.translations.items():
+        for rel, entries in files.items():
+            for key, tr in entries.items():
+                before = old_texts.get(rel, {}).get(key)
+                now = next((r.texts.get(key) for r in all_records(new) if r.relpath == rel), None)
+                if before is not None and now is not None and before != now and tr.source == digest(before):
+                    result.stale_translations.append((lang, rel, key))
+    return result, new
+
+
+def _combine(old: Dataset, new: Dataset, rid: str) -> Dataset:
+    """A two-revision dataset: the old version of ``rid`` (dated 0000-00-00) then the new one."""
+    from dataclasses import replace
+
+    before = replace(old.revision(rid), id="0000-00-00")
+    return Dataset(gpus={**old.gpus, **new.gpus}, revisions=[before, new.revision(rid)],
+                   personas=new.personas, ui=new.ui, translations=new.translations)
+
+
+def _short(value) -> str:
+    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def data_ref_markdown(r: DataRefDiff, new: Dataset | None) -> str:
+    names = Names(new, "en") if new else None
+    out = [f"## Data changes against `{_md(r.ref)}`", ""]
+    if r.new_problems:
+        out += ["### Validation problems introduced", ""] + [f"- `{_md(str(p))}`" for p in r.new_problems] + [""]
+    if r.gpus_added:
+        out += ["### GPUs added", ""] + [f"- {_md(names.gpu(g))} (`{g}`)" for g in r.gpus_added] + [""]
+    if r.gpus_removed:
+        out += ["### GPUs removed", ""] + [f"- `{g}`" for g in r.gpus_removed] + [""]
+    if r.gpus_changed:
+        out += ["### GPUs changed", "", "| GPU | field | old | new |", "|---|---|---|---|"]
+        for gid, changes in r.gpus_changed.items():
+            out += [f"| `{gid}` | `{c.field}` | {_md(_short(c.before))} | {_md(_short(c.after))} |" for c in changes]
+        out.append("")
+    if r.revisions_added:
+        out += ["### Revisions added", ""] + [f"- {d}" for d in r.revisions_added] + [""]
+    if r.revisions_removed:
+        out += ["### Revisions removed", ""] + [f"- {d}" for d in r.revisions_removed] + [""]
+    if r.revisions_edited:
+        out += ["### Revisions edited", ""]
+        for rid, changes in r.revisions_edited.items():
+            out.append(f"- {rid}: " + ", ".join(f"`{c.field}`" for c in changes))
+        out.append("")
+    for rid, d in r.recommendation_changes.items():
+        d.a = f"{rid} (before)"
+        out += [revision_markdown(d, names)]
+    if r.stale_translations:
+        out += ["### Translations this makes stale", ""]
+        out += [f"- `{lang}` `data/translations/{lang}/{rel}`: `{key}`" for lang, rel, key in r.stale_translations] + [""]
+    if len(out) == 2:
+        out.append("No change to data/.")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def data_ref_json(r: DataRefDiff) -> str:
+    doc = {
+        "ref": r.ref, "gpus_added": r.gpus_added, "gpus_removed": r.gpus_removed,
+        "gpus_changed": {g: [c.__dict__ for c in cs] for g, cs in r.gpus_changed.items()},
+        "revisions_added": r.revisions_added, "revisions_removed": r.revisions_removed,
+        "revisions_edited": {g: [c.__dict__ for c in cs] for g, cs in r.revisions_edited.items()},
+        "recommendation_changes": {k: v.to_json() for k, v in r.recommendation_changes.items()},
+        "stale_translations": [list(t) for t in r.stale_translations],
+        "new_problems": [str(p) for p in r.new_problems],
+    }
+    return json.dumps(doc, ensure_ascii=False, indent=1, sort_keys=True, default=str) + "\n"
+
+
+def run(args) -> int:
+    root = Path.cwd()
+    if args.data_ref:
+        try:
+            result, new = data_ref_diff(root, args.data_ref, Path(args.data))
+        except ValueError as exc:
+            print(f"diff: {exc}", file=sys.stderr)
+            return 2
+        text = data_ref_json(result) if args.format == "json" else data_ref_markdown(result, new)
+        sys.stdout.write(text)
+        return 1 if result.new_problems else 0
+    if len(args.revisions) != 2:
+        print("diff: give two revisions (dates, 'latest' or 'previous'), or --data-ref REF", file=sys.stderr)
+        return 2
+    ds, problems = load_dataset(Path(args.data), root)
+    if ds is None:
+        for p in problems:
+            print(p, file=sys.stderr)
+        return 1
+    try:
+        a, b = (resolve_date(ds, x) for x in args.revisions)
+    except KeyError as exc:
+        known = ", ".join(r.id for r in ds.revisions)
+        print(f"diff: no revision {exc.args[0]!r}; known: latest, previous, {known}", file=sys.stderr)
+        return 2
+    d = diff_revisions(ds, a, b)
+    names = Names(ds, args.lang)
+    if args.format == "json":
+        sys.stdout.write(revision_json(d, names))
+    elif args.format == "markdown":
+        sys.stdout.write(revision_markdown(d, names))
+    else:
+        colour = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
+        sys.stdout.write(revision_text(d, names, Style(colour)))
+    return 0

@@ -1,0 +1,240 @@
+"""``python -m generator estimate``: one estimate on the command line, as a table or JSON.
+
+Exit codes: 0 done, 1 the data in data/ has problems (printed), 2 wrong usage or impossible input.
+"""
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import sys
+from pathlib import Path
+
+from generator.data.loader import load_dataset
+from generator.estimate import training_relative_only
+from generator.estimate.engine import EstimateError, estimate
+from generator.estimate.formats import CLI_RUNTIMES, GIB, KV_BYTES, LORA_RANK, LORA_TARGETS, MODES, OPTIMIZERS, WEIGHT_FORMATS
+from generator.facts.derive import derive
+
+CLI_WEIGHTS = [w for w in WEIGHT_FORMATS if w not in ("q4_k_s", "mxfp4")] + ["q4_k_s", "mxfp4"]
+
+MESSAGES = {
+    "est.err.positive": "{field} must be a positive whole number",
+    "est.err.kv_heads_above_heads": "--kv-heads cannot be above --heads",
+    "est.err.heads_not_divisible": "--heads must be a multiple of --kv-heads",
+    "est.err.embeddings_above_params": "the embeddings (vocab x hidden) alone exceed --params; check --params (billions)",
+    "est.err.experts_per_token": "experts per token must be between 1 and the number of experts",
+    "est.err.experts_without_active": "--experts needs --active-params (billions of parameters used per token)",
+    "est.err.active_above_total": "--active-params must be positive and not above --params",
+    "est.err.mode": "unknown --mode",
+    "est.err.runtime": "unknown --runtime",
+    "est.err.weights": "unknown --weights",
+    "est.err.kv_cache": "unknown --kv-cache",
+    "est.err.optimizer": "unknown --optimizer",
+    "est.err.gpu_layers": "--gpu-layers must be between 0 and the model's {layers} layers",
+    "est.err.gguf_runtime": "{weights} is a GGUF format: only llama.cpp runs it, not {runtime}",
+    "est.err.format_runtime": "llama.cpp does not load {weights} weights; use a GGUF format (q8_0, q4_k_m, ...) or f16",
+    "est.err.kv_runtime": "{runtime} has no {kv_cache} KV cache",
+    "est.err.training_runtime": "training is estimated for transformers/PyTorch, not {runtime}",
+    "est.err.qlora_weights": "QLoRA trains on an nf4 base; leave --weights out or use nf4",
+    "est.err.training_weights": ("{weights} weights cannot be trained in full or with LoRA; "
+                                 "use bf16, f16 or f32 (or --mode qlora)"),
+    "est.err.gpu_layers_training": "--gpu-layers applies to inference only",
+    "est.err.lora_targets": "--lora-targets takes projections from {targets}, comma-separated, each once",
+    "est.err.gpu_figures": "this GPU record lacks memory size or bandwidth",
+    "est.err.reference": "no reference GPU for relative training throughput",
+}
+
+
+class UsageError(Exception):
+    pass
+
+
+def message(key: str, params: dict) -> str:
+    return MESSAGES.get(key, key).format(**params)
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    p = subparsers.add_parser("estimate", help="estimate memory, decode/prefill speed or relative training throughput "
+                                               "of an LLM on a GPU, with the measured error of each figure")
+    p.add_argument("--gpu", required=True, help="GPU id, e.g. rtx-4090")
+    p.add_argument("--gpus", type=int, default=1, help="number of GPUs (default 1)")
+    p.add_argument("--model", help="model id from data/models, e.g. llama-3-1-8b")
+    p.add_argument("--params", type=float, help="total parameters, billions")
+    p.add_argument("--layers", type=int)
+    p.add_argument("--hidden", type=int)
+    p.add_argument("--heads", type=int)
+    p.add_argument("--kv-heads", type=int)
+    p.add_argument("--head-dim", type=int)
+    p.add_argument("--vocab", type=int)
+    p.add_argument("--intermediate", type=int)
+    p.add_argument("--tied", action="store_true", help="tied input and output embeddings")
+    p.add_argument("--experts", type=int, help="routed experts per MoE layer")
+    p.add_argument("--experts-per-token", type=int, default=None)
+    p.add_argument("--active-params", type=float, help="parameters used per token, billions (MoE)")
+    p.add_argument("--mode", choices=MODES, default="inference")
+    p.add_argument("--weights", choices=CLI_WEIGHTS, help="weight format (default bf16; f16 for llama.cpp)")
+    p.add_argument("--kv-cache", choices=list(KV_BYTES), default="f16")
+    p.add_argument("--context", type=int, default=4096)
+    p.add_argument("--batch", type=int, default=1, help="concurrent sequences")
+    p.add_argument("--runtime", choices=CLI_RUNTIMES, help="default: llama.cpp for GGUF formats, else transformers")
+    p.add_argument("--gpu-layers", type=int, help="layers kept on the GPU, the rest offloaded to the CPU (llama.cpp)")
+    p.add_argument("--no-flash-attention", action="store_true")
+    p.add_argument("--no-checkpointing", action="store_true", help="training without gradient checkpointing")
+    p.add_argument("--lora-rank", type=int, default=LORA_RANK, help=f"LoRA and QLoRA: the adapters' rank (default {LORA_RANK})")
+    p.add_argument("--lora-targets", default=",".join(LORA_TARGETS),
+                   help="LoRA and QLoRA: the projections adapted, comma-separated, from " + ",".join(LORA_TARGETS)
+                   + " (default: all of them; torchtune's single-GPU recipes adapt q,v)")
+    p.add_argument("--chunked-loss", action="store_true",
+                   help="training: the loss upcasts the logits to fp32 in chunks (as torchtune's CEWithChunkedOutputLoss)")
+    p.add_argument("--optimizer", choices=list(OPTIMIZERS), default="adamw",
+                   help="training: the optimizer's state per trainable parameter (paged-adamw-8bit keeps it in host memory)")
+    p.add_argument("--no-master-weights", action="store_true",
+                   help="full fine-tuning in pure 16-bit: no fp32 master copy of the weights")
+    p.add_argument("--optimizer-in-backward", action="store_true",
+                   help="full fine-tuning: each parameter stepped as its gradient is made, the gradient freed at once")
+    p.add_argument("--training-relative", action="store_true", help="training throughput relative to --reference")
+    p.add_argument("--reference", help="reference GPU id (default: the latest revision's, rtx-4090)")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.add_argument("--data", default="data", help=argparse.SUPPRESS)
+    p.set_defaults(func=run)
+    return p
+
+
+def _unknown(kind: str, ident: str, known) -> str:
+    near = difflib.get_close_matches(ident, sorted(known), n=1, cutoff=0.6)
+    hint = f"; did you mean '{near[0]}'?" if near else ""
+    return f"unknown {kind} id '{ident}'{hint}"
+
+
+def _custom_model(args) -> dict:
+    need = {"--params": args.params, "--layers": args.layers, "--hidden": args.hidden, "--heads": args.heads,
+            "--kv-heads": args.kv_heads, "--head-dim": args.head_dim, "--vocab": args.vocab}
+    missing = [k for k, v in need.items() if v is None]
+    if missing:
+        raise UsageError(f"give --model ID or all of --params --layers --hidden --heads --kv-heads --head-dim --vocab "
+                         f"(missing {' '.join(missing)})")
+    if args.experts is not None and args.active_params is None:
+        raise UsageError("--experts needs --active-params (billions of parameters used per token)")
+    if args.active_params is not None and args.experts is None:
+        raise UsageError("--active-params needs --experts")
+    for name in ("params", "layers", "hidden", "heads", "kv_heads", "head_dim", "vocab"):
+        if getattr(args, name) <= 0:
+            raise UsageError(f"--{name.replace('_', '-')} must be positive")
+    model = {"id": None, "parameters_b": args.params, "active_parameters_b": args.active_params or args.params,
+             "layers": args.layers, "hidden_size": args.hidden, "attention_heads": args.heads, "kv_heads": args.kv_heads,
+             "head_dim": args.head_dim, "vocab_size": args.vocab, "tied_embeddings": args.tied,
+             "intermediate_size": args.intermediate or 4 * args.hidden,
+             "attention": "mha" if args.kv_heads == args.heads else "gqa"}
+    if args.experts is not None:
+        model["experts"] = args.experts
+        model["experts_per_token"] = args.experts_per_token or min(2, args.experts)
+    return model
+
+
+def _gib(x) -> str:
+    return "-" if x is None else f"{x / GIB:.2f} GiB"
+
+
+def _band(e) -> str:
+    if not e:
+        return "no measurements"
+    scope = "" if e.get("scope") != "all" else ", all runtimes"
+    return (f"+-{e['median_pct']:g} % median, p90 {e['p90_pct']:g} % ({e['count']} measurements{scope}, "
+            f"{e['sources']} sources; leave-one-source-out median {e['loso_median_pct']:g} %)")
+
+
+def _text(r: dict) -> str:
+    rows = []
+    err = r["error"]
+    if r.get("memory"):
+        m = r["memory"]
+        for key in ("weights_bytes", "kv_cache_bytes", "activations_bytes", "overhead_bytes", "gradients_bytes",
+                    "optimizer_bytes"):
+            if m[key] or key in ("weights_bytes", "kv_cache_bytes"):
+                rows.append((key.replace("_bytes", "").replace("_", " "), _gib(m[key]),
+                             _band(err.get("weights_bytes")) if key == "weights_bytes" else ""))
+        rows.append(("total per GPU", _gib(m["total_bytes"]), _band(err.get("memory"))))
+        if m.get("host_bytes"):
+            rows.append(("in host memory", _gib(m["host_bytes"]), ""))
+        rows.append(("usable on the GPU", _gib(r["usable_bytes"]), ""))
+        if r.get("reserved_bytes") is not None:
+            rows.append(("vLLM reserves (90 %)", _gib(r["reserved_bytes"]), "pre-allocated whatever the model needs"))
+        rows.append(("fits", "yes" if r["fits"] else "no", ""))
+        if r.get("max_context") is not None:
+            rows.append(("longest context that fits", f"{r['max_context']:,} tokens", ""))
+    if r.get("decode_tokens_per_s") is not None:
+        rows.append(("decode", f"{r['decode_tokens_per_s']:.1f} tokens/s", _band(err.get("decode_tokens_per_s"))))
+    if r.get("prefill_tokens_per_s") is not None:
+        rows.append(("prefill", f"{r['prefill_tokens_per_s']:.0f} tokens/s", _band(err.get("prefill_tokens_per_s"))))
+    if r.get("training_relative") is not None:
+        ref = r["basis"].get("reference")
+        rows.append((f"training vs {ref}", f"{r['training_relative']:.2f}x", _band(err.get("training_relative"))))
+    width = max(len(a) for a, _, _ in rows)
+    vwidth = max(len(b) for _, b, _ in rows)
+    b = r["basis"]
+    head = " ".join(f"{k}={b[k]}" for k in ("model", "gpu", "gpus", "mode", "weights", "kv_cache", "context", "batch",
+                                            "runtime") if b.get(k) is not None)
+    lines = [head] + [f"  {a:<{width}}  {v:>{vwidth}}  {c}".rstrip() for a, v, c in rows]
+    return "\n".join(lines) + "\n"
+
+
+def run(args) -> int:
+
+    ds, problems = load_dataset(Path(args.data))
+    errors = [p for p in problems if p.level == "error"]
+    if ds is None or errors:
+        for p in errors:
+            print(p, file=sys.stderr)
+        print(f"{len(errors)} error(s) in {args.data}; nothing was estimated.", file=sys.stderr)
+        return 1
+    facts = derive(ds)
+    bundle = facts.bundle
+
+    def published(_bundle, reference=None):
+        """The fitted constants and error table, from the build's cache when the data is unchanged."""
+        table = dict(facts.estimates)
+        if reference:
+            table["reference"] = bundle.gpus[reference]
+        return table
+
+    try:
+        if args.gpu not in bundle.gpus:
+            raise UsageError(_unknown("GPU", args.gpu, bundle.gpus))
+        if args.reference and args.reference not in bundle.gpus:
+            raise UsageError(_unknown("GPU", args.reference, bundle.gpus))
+        gpu = bundle.gpus[args.gpu]
+        if args.training_relative:
+            result = training_relative_only(gpu, published(bundle, args.reference))
+        else:
+            arch = [f"--{n.replace('_', '-')}" for n in ("params", "layers", "hidden", "heads", "kv_heads", "head_dim", "vocab",
+                                                           "intermediate", "experts", "active_params")
+                    if getattr(args, n) is not None]
+            if args.model and arch:
+                raise UsageError(f"give either --model or the architecture ({' '.join(arch)}), not both")
+            if args.model:
+                if args.model not in bundle.models:
+                    raise UsageError(_unknown("model", args.model, bundle.models))
+                model = bundle.models[args.model]
+            else:
+                model = _custom_model(args)
+            options = {"mode": args.mode, "weights": args.weights, "kv_cache": args.kv_cache, "context": args.context,
+                       "batch": args.batch, "runtime": args.runtime, "gpus": args.gpus, "gpu_layers": args.gpu_layers,
+                       "flash_attention": not args.no_flash_attention, "checkpointing": not args.no_checkpointing,
+                       "lora_rank": args.lora_rank, "optimizer": args.optimizer,
+                       "master_weights": not args.no_master_weights, "optimizer_in_backward": args.optimizer_in_backward,
+                       "chunked_loss": args.chunked_loss,
+                       "lora_targets": [t.strip() for t in args.lora_targets.split(",")]}
+            estimate(model, gpu, options, {})  # reject impossible input before fitting the constants
+            result = estimate(model, gpu, options, published(bundle, args.reference))
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except EstimateError as exc:
+        print(f"error: {message(exc.key, exc.params)}", file=sys.stderr)
+        return 2
+    if args.format == "json":
+        print(json.dumps(result, indent=2, sort_keys=True))
+    else:
+        sys.stdout.write(_text(result))
+    return 0

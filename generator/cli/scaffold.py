@@ -1,0 +1,140 @@
+"""`python -m generator new gpu VENDOR/ID | revision DATE | translation LANG`.
+
+Each scaffold is a commented record whose blanks make `validate` point at exactly what is
+left to fill in; once they are filled, the record validates.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import sys
+from pathlib import Path
+
+from generator.data.dataset import digest
+from generator.data.loader import all_records, load_dataset
+from generator.data.schema import ID_RE, TRANSLATED_LANGS, VENDORS
+from generator.publish.text import yaml_str
+
+GPU_TEMPLATE = """\
+# yaml-language-server: $schema=../../schema/gpu.schema.json
+# {vendor}/{ident}: fill in every empty value, then run `python -m generator validate`.
+# Every number needs a source below; tensor figures are DENSE with FP32 accumulate (see data/README.md).
+name:                          # marketing name, e.g. GeForce RTX 4070
+vendor: {vendor}
+architecture:                  # e.g. Ada Lovelace
+release_date:                  # YYYY-MM-DD, unquoted
+memory_gb:
+memory_type:                   # e.g. GDDR6X
+memory_bandwidth_gbs:          # GB/s
+fp32_tflops:                   # null if the vendor publishes none
+fp16_tensor_tflops:            # dense, FP32 accumulate; null when the chip has no tensor/matrix units
+tensor_cores:                  # true or false
+tdp_w:                         # null if unknown
+launch_price_usd:              # null if there was no list price
+{cc}segment:                       # consumer, workstation, datacenter or cloud
+notes: >-
+  In your own words: what a buyer should know, and which value this record follows where
+  sources disagree.
+sources:
+  - url:                       # https://... the page that holds the numbers below
+    fields: [release_date, architecture, memory_gb, memory_type, memory_bandwidth_gbs, fp32_tflops, tdp_w]
+  - url:
+    fields: [fp16_tensor_tflops, launch_price_usd{cc_field}]
+"""
+
+REVISION_TEMPLATE = """\
+# yaml-language-server: $schema=../schema/revision.schema.json
+# The advice as it stood on {date}. Fill in the blanks, delete what the revision does not
+# say, then run `python -m generator validate`. Write every sentence yourself.
+date: {date}
+url:                           # https://... the canonical address of this revision
+kind: full                     # full: the source gives the whole advice; update: only an update-log entry
+sources:
+  -                            # https://... where the facts below were read
+summary: >-
+  What changed since the previous revision, in your own words.
+recommendations:               # persona id -> GPU ids, best first; remove personas the revision does not address
+{personas}avoid: []                      # GPU ids the revision warns against
+changes: []                    # for kind update: {{type: recommendation-added, persona: ..., gpu: ...}}, ...
+"""
+
+
+def new_gpu(data_dir: Path, spec: str) -> tuple[int, str]:
+    if "/" not in spec:
+        return 2, "new gpu: give VENDOR/ID, e.g. nvidia/rtx-4070"
+    vendor, ident = spec.split("/", 1)
+    if vendor not in VENDORS:
+        return 2, f"new gpu: vendor must be one of {', '.join(VENDORS)}"
+    if not ID_RE.match(ident):
+        return 2, f"new gpu: {ident!r} is not an id: lowercase letters, digits and single dashes"
+    existing = list((data_dir / "gpus").glob(f"*/{ident}.yaml"))
+    if existing:
+        return 1, f"new gpu: {existing[0].as_posix()} already exists"
+    path = data_dir / "gpus" / vendor / f"{ident}.yaml"
+    nvidia = vendor == "nvidia"
+    text = GPU_TEMPLATE.format(vendor=vendor, ident=ident,
+                               cc='compute_capability: ""         # quoted, e.g. "8.9"\n' if nvidia else "",
+                               cc_field=", compute_capability" if nvidia else "")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return 0, f"created {path.as_posix()}: fill in the blanks, then run python -m generator validate"
+
+
+def new_revision(data_dir: Path, date: str, personas: list[str]) -> tuple[int, str]:
+    try:
+        _dt.date.fromisoformat(date)
+    except ValueError:
+        return 2, f"new revision: {date!r} is not a date as YYYY-MM-DD"
+    path = data_dir / "revisions" / f"{date}.yaml"
+    if path.exists():
+        return 1, f"new revision: {path.as_posix()} already exists"
+    lines = "".join(f"  {pid}:\n    gpus: []\n" for pid in personas)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(REVISION_TEMPLATE.format(date=date, personas=lines), encoding="utf-8")
+    return 0, f"created {path.as_posix()}: fill in the blanks, then run python -m generator validate"
+
+
+def new_translation(data_dir: Path, lang: str) -> tuple[int, str]:
+    """Append every missing entry of ``lang`` to its files, with the digest to keep."""
+
+    if lang not in TRANSLATED_LANGS:
+        return 2, f"new translation: language must be one of {', '.join(TRANSLATED_LANGS)}"
+    ds, problems = load_dataset(data_dir, Path.cwd())
+    if ds is None:
+        return 1, "\n".join(str(p) for p in problems) + "\nnew translation: fix the data first"
+    table = ds.translations.get(lang, {})
+    files = entries = 0
+    for rec in all_records(ds):
+        have = table.get(rec.relpath, {})
+        todo = [(k, e) for k, e in rec.texts.items() if k not in have]
+        if not todo:
+            continue
+        path = data_dir / "translations" / lang / rec.relpath
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = path.read_text(encoding="utf-8") if path.exists() else \
+            f"# yaml-language-server: $schema={'../' * (rec.relpath.count('/') + 2)}schema/translation.schema.json\n"
+        if text and not text.endswith("\n"):
+            text += "\n"
+        for key, english in todo:
+            text += f"# en: {' '.join(english.split())}\n{yaml_str(key)}:\n  text: \"\"\n  source: \"{digest(english)}\"\n"
+        path.write_text(text, encoding="utf-8")
+        files += 1
+        entries += len(todo)
+    if not entries:
+        return 0, f"nothing to add: every text has a {lang} translation (see `translations -v` for stale ones)"
+    return 0, (f"added {entries} empty {lang} entries to {files} file(s) under {(data_dir / 'translations' / lang).as_posix()}: "
+               "write each text, then run python -m generator validate")
+
+
+def run(args) -> int:
+    data_dir = Path(args.data)
+    if args.kind == "gpu":
+        code, message = new_gpu(data_dir, args.name)
+    elif args.kind == "revision":
+
+        ds, _ = load_dataset(data_dir, Path.cwd())
+        personas = ds.persona_ids() if ds else ["best-overall"]
+        code, message = new_revision(data_dir, args.name, personas)
+    else:
+        code, message = new_translation(data_dir, args.name)
+    print(message, file=sys.stderr if code else sys.stdout)
+    return code

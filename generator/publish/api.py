@@ -1,0 +1,194 @@
+"""The static JSON API: ``site/api/v1/*.json`` with a stable envelope."""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+from pathlib import Path
+
+from generator.data.dataset import Dataset
+from generator.data.json_schema import json_schema
+from generator.data.kinds import BY_NAME, KINDS
+from generator.facts.derive import derive
+from generator.facts.results import (
+    gpus_result,
+    measurement_sources_result,
+    measurements_result,
+    models_result,
+    personas_result,
+    prices_result,
+    revisions_result,
+    topics_result,
+)
+
+SCHEMA_VERSION = 1
+
+
+def generated_at() -> str:
+    """Build time in UTC; ``SOURCE_DATE_EPOCH`` makes it reproducible."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch and epoch.strip().isdigit():
+        moment = _dt.datetime.fromtimestamp(int(epoch), _dt.UTC)
+    else:
+        moment = _dt.datetime.now(_dt.UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def envelope(result: list) -> dict:
+    return {"schema_version": SCHEMA_VERSION, "generated_at": generated_at(), "total": len(result), "result": result}
+
+
+def dumps(obj) -> str:
+    # ensure_ascii keeps "<", ">" and "&" as they are, which is safe in a .json file served
+    # as application/json; the HTML pages never inline these files.
+    return json.dumps(obj, ensure_ascii=False, indent=1, sort_keys=False) + "\n"
+
+
+def api_schema() -> dict:
+    """JSON Schema of the API's objects, from the same declarations as the data files."""
+
+    gpu = json_schema("gpu")
+    gpu["properties"] = {"id": {"type": "string"}, **gpu["properties"]}
+    gpu["required"] = ["id"] + gpu["required"]
+    revision = json_schema("revision")
+    revision["properties"]["advice_in_force"] = {
+        "type": "object", "description": "computed: persona -> GPUs in force on this date (known: source or derived)",
+        "additionalProperties": {"type": "object", "required": ["gpus", "known"],
+                                 "properties": {"gpus": {"type": "array", "items": {"type": "string"}},
+                                                "known": {"enum": ["source", "derived"]}}}}
+    revision["required"] = revision["required"] + ["advice_in_force"]
+    defs = revision.pop("$defs", {})
+    model = json_schema("model")
+    model["properties"] = {"id": {"type": "string"}, **model["properties"]}
+    model["required"] = ["id"] + model["required"]
+    source = json_schema("measurement")
+    source["properties"] = {"id": {"type": "string"}, **source["properties"]}
+    result = dict(source["properties"]["results"]["items"])
+    measurement = {"type": "object", "description": "one measured result with its source's fields merged in",
+                   "required": ["id", "source", "url", "publisher", "date", "runtime", "runtime_version"] + result["required"],
+                   "properties": {"id": {"type": "string"}, "source": {"type": "string"},
+                                  **{k: source["properties"][k] for k in ("title", "script", "publisher", "date", "runtime",
+                                                                          "runtime_version")},
+                                  **result["properties"],
+                                  "url": {"anyOf": [source["properties"]["url"], {"type": "null"}],
+                                          "description": "where the results are published (the result's own link "
+                                                         "or its file's); null for the site's own measurements, "
+                                                         "which name their script"}}}
+    observation = dict(json_schema("price")["properties"]["observations"]["items"])
+    price = {"type": "object", "required": ["gpu", "usd_per_gpu"] + observation["required"],
+             "properties": {"gpu": {"type": "string"}, "usd_per_gpu": {"type": "number"}, **observation["properties"]}}
+    for doc in (gpu, revision, model, source):
+        for key in ("$schema", "$id"):
+            doc.pop(key, None)
+    envelope_props = {"schema_version": {"const": SCHEMA_VERSION}, "generated_at": {"type": "string"},
+                      "total": {"type": "integer", "minimum": 0}}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "schema.json",
+        "title": "whichgpu JSON API v1",
+        "$defs": {**defs, "gpu": gpu, "revision": revision, "model": model, "measurement": measurement,
+                  "measurement_source": source, "price": price,
+                  "envelope": {"type": "object", "required": ["schema_version", "generated_at", "result"],
+                               "properties": envelope_props}},
+        "description": "gpus.json, revisions.json, models.json, measurements.json and prices.json are envelopes "
+                       "whose result is a list of $defs/gpu, $defs/revision, $defs/model, $defs/measurement or "
+                       "$defs/price; gpus/<id>.json, revisions/<date>.json, models/<id>.json, "
+                       "measurements/<source>.json ($defs/measurement_source) and prices/<gpu>.json (a list of "
+                       "$defs/price) hold their item as result.",
+    }
+
+
+def _write(path: Path, obj, changed: set[Path] | None = None) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = dumps(obj)
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
+        if changed is not None:
+            changed.add(path)
+    return path
+
+
+def _prices_by_gpu(prices: list[dict], ds: Dataset):
+    by_gpu: dict[str, list] = {}
+    for p in prices:
+        by_gpu.setdefault(p["gpu"], []).append(p)
+    return by_gpu.items()
+
+
+# What each published kind of the registry (kinds.KINDS, Kind.api) writes: the list of
+# api/v1/<api>.json, and the files of api/v1/<api>/ as (file stem, content) pairs, or None.
+PUBLISH = {
+    "gpu": (gpus_result, lambda items, ds: ((g["id"], g) for g in items)),
+    "revision": (lambda ds: revisions_result(ds, derive(ds).states), lambda items, ds: ((r["date"], r) for r in items)),
+    "topic": (topics_result, None),
+    "model": (models_result, lambda items, ds: ((m["id"], m) for m in items)),
+    "measurement": (measurements_result, lambda items, ds: ((s["id"], s) for s in measurement_sources_result(ds))),
+    "price": (prices_result, _prices_by_gpu),
+    "persona": (personas_result, None),
+}
+# all.json: the advice itself, in one file
+ALL_KINDS = ("gpu", "revision", "persona", "topic")
+
+
+def write_api(ds: Dataset, out_dir: Path, changed: set[Path] | None = None) -> list[Path]:
+    """Every file of the API under ``out_dir/api/v1``; the paths written. A file that already
+    holds its content is left as it is; ``changed`` collects those that did not."""
+    out_dir = Path(out_dir) / "api" / "v1"
+    results: dict[str, list] = {}
+    written = [_write(out_dir / "schema.json", api_schema(), changed)]
+    for kind in KINDS:
+        if not kind.api:
+            continue
+        make, items = PUBLISH[kind.name]
+        result = results[kind.name] = make(ds)
+        written.append(_write(out_dir / f"{kind.api}.json", envelope(result), changed))
+        if items is not None:
+            written += [_write(out_dir / kind.api / f"{stem}.json", single(item), changed)
+                        for stem, item in items(result, ds)]
+    all_doc = {"schema_version": SCHEMA_VERSION, "generated_at": generated_at(),
+               "result": {BY_NAME[k].api: results[k] for k in ALL_KINDS}}
+    written.append(_write(out_dir / "all.json", all_doc, changed))
+    return written
+
+
+def single(result: dict) -> dict:
+    return {"schema_version": SCHEMA_VERSION, "generated_at": generated_at(), "result": result}
+
+
+CLIENT_DROPS = ("notes", "sources", "discrepancies")
+# the picker reads its views, the decision tree its tree, the advice diff the advice in force
+CLIENT_REVISION_KEYS = ("date", "kind", "decision_tree", "advice_in_force", "avoid")
+
+
+def client_data(ds: Dataset) -> dict:
+    """What the calculators and pickers read in the browser (window.WG_DATA)."""
+    facts = derive(ds)
+    revisions = revisions_result(ds, facts.states)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        # what the pages' scripts use of each card (notes and sources stay in the API)
+        "gpus": [{**{k: v for k, v in g.items() if k not in CLIENT_DROPS}, "figures": facts.figures[g["id"]]}
+                 for g in gpus_result(ds)],
+        "revisions": [{k: v for k, v in r.items() if k in CLIENT_REVISION_KEYS} for r in revisions],
+        "personas": [p["id"] for p in personas_result(ds)],
+        # architectures for the large-model calculator (sources stay in the API: the page needs none)
+        "models": [{k: v for k, v in m.items() if k not in ("sources", "notes")} for m in models_result(ds)],
+        # fitted constants, measured errors and the reference card: what estimate.mjs takes as `table`
+        "estimates": facts.estimates,
+        # what the picker applies for each revision, and today's cards (generator/picker.py, today.py)
+        "picker": facts.picker_views,
+        "today": facts.today_client,
+    }
+
+
+def write_client_data(ds: Dataset, lang_dir: Path) -> Path:
+    """``assets/data/whichgpu-data.js``: the data as a script, so it also works from file://."""
+    path = Path(lang_dir) / "assets" / "data" / "whichgpu-data.js"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    body = json.dumps(client_data(ds), ensure_ascii=True, separators=(",", ":"), sort_keys=False)
+    # ensure_ascii plus escaping "<", ">" and "&" keeps the payload inert wherever it is embedded
+    body = body.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    text = "window.WG_DATA = " + body + ";\n"
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
+    return path

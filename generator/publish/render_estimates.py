@@ -1,0 +1,161 @@
+"""What model, GPU, accuracy and today pages print from the estimates (a mixin of
+:class:`generator.publish.render.Context`): numbers come from the derive stage, text from data/ui.yaml."""
+from __future__ import annotations
+
+from generator.data.records_llm import BENCHMARK_WORKLOADS, MODEL_SOURCED
+from generator.estimate import EstimateError, estimate
+from generator.facts.today import CONTEXT, INFERENCE_MODELS, newest_date
+from generator.publish.charts_accuracy import METRICS, accuracy_chart
+
+GIB = 1024 ** 3
+MODEL_FIELDS = ("parameters_b", "active_parameters_b", "layers", "hidden_size", "intermediate_size", "attention",
+                "attention_heads", "kv_heads", "head_dim", "vocab_size", "tied_embeddings", "experts",
+                "experts_per_token", "shared_experts", "moe_intermediate_size", "dense_layers", "kv_lora_rank",
+                "qk_rope_head_dim", "sliding_window", "sliding_window_layers", "max_context", "release_date", "licence")
+# (label, weights, runtime) of the memory table on model pages
+MEMORY_FORMATS = (("Q4_K_M (GGUF)", "q4_k_m", "llama.cpp"), ("Q8_0 (GGUF)", "q8_0", "llama.cpp"),
+                  ("BF16", "bf16", "transformers"))
+CONTEXTS = (4096, 32768, 131072)
+
+
+class EstimatesText:
+    # -- today's cards
+    def today_rows(self):
+        return self.facts.today
+
+    def today_newest(self):
+
+        return newest_date(self.ds)
+
+    def today_models(self):
+
+        return [m for m in INFERENCE_MODELS if m[1] in self.ds.models]
+
+    def today_context(self) -> int:
+
+        return CONTEXT
+
+    # -- error bands
+    def error_band(self, metric: str, runtime: str):
+        """{median_pct, p90_pct, count, ...} of one metric and runtime over the shipped measurements."""
+        return (self.facts.estimates.get("errors") or {}).get(metric, {}).get(runtime)
+
+    def band_text(self, band) -> str:
+        if not band:
+            return self.ui_plain("est.no_band")
+        return self.fill_plain("est.band", median=self.num(band["median_pct"], 0), p90=self.num(band["p90_pct"], 0),
+                               count=self.num(band["count"]))
+
+    def error_rows(self):
+        """(metric, runtime, error entry) of every measured metric, "all" last within a metric."""
+        errors = self.facts.estimates.get("errors") or {}
+        out = []
+        for metric, per in errors.items():
+            for runtime in sorted(per, key=lambda r: (r == "all", r)):
+                if per[runtime].get("count"):
+                    out.append((metric, runtime, per[runtime]))
+        return out
+
+    def measurement_publishers(self) -> int:
+        return len({m["publisher"] for m in self.ds.measurements})
+
+    def own_measurements(self):
+        """The measurements files of the site's own runs (named by their script, not a URL), newest
+        first, each with its number of results."""
+        own = [m for m in self.ds.measurements if m.get("script")]
+        own.sort(key=lambda m: (m["date"], m.id), reverse=True)
+        return [(m, len(m["results"])) for m in own]
+
+    def accuracy_charts(self):
+
+        charts = (accuracy_chart(self, metric, self.facts.measured) for metric in METRICS)
+        return [ch for ch in charts if ch is not None]
+
+    def revision_price(self, rev, gid: str, basis: str = "new"):
+        """The price the revision gives a card under the one price rule (generator.facts.derive)."""
+        return self.facts.revision_prices.get(rev.id, {}).get(gid, {}).get(basis)
+
+    # -- names
+    def model_name(self, mid: str) -> str:
+        model = self.ds.models.get(mid)
+        return model["name"] if model else mid
+
+    @staticmethod
+    def workload_name(wid: str) -> str:
+        return BENCHMARK_WORKLOADS.get(wid, wid)
+
+    def subject_name(self, m: dict) -> str:
+        """What a measurement ran: the model's name, or the training workload's."""
+        return self.workload_name(m["workload"]) if m.get("workload") else self.model_name(m["model"])
+
+    def gpu_vendor(self, gid: str) -> str:
+        return self.ds.gpus[gid]["vendor"]
+
+    # -- model pages
+    def models_by_size(self):
+        return sorted(self.ds.models.items(), key=lambda kv: (kv[1]["parameters_b"], kv[0]))
+
+    def model_fields(self, model):
+        return [f for f in MODEL_FIELDS if model.get(f) is not None]
+
+    def model_value(self, model, field: str):
+        value = model[field]
+        if field == "attention":
+            return self.ui(f"attention.{value}")
+        if field == "tied_embeddings":
+            return self.ui("model.yes" if value else "model.no")
+        if field == "release_date":
+            return self.date(value)
+        if isinstance(value, (int, float)):
+            return self.num(value)
+        return value
+
+    def model_sources(self, model) -> list[str]:
+        return list(dict.fromkeys(s if isinstance(s, str) else s["url"] for s in model["sources"]))
+
+    def model_source_numbers(self, model, field: str) -> list[int]:
+        urls = self.model_sources(model)
+        out = []
+        for s in model["sources"]:
+            url, fields = (s, MODEL_SOURCED) if isinstance(s, str) else (s["url"], s.get("fields") or MODEL_SOURCED)
+            if field in fields and urls.index(url) + 1 not in out:
+                out.append(urls.index(url) + 1)
+        return out
+
+    def model_contexts(self, model):
+        return [n for n in CONTEXTS if n <= model["max_context"]] or [model["max_context"]]
+
+    def model_memory(self, mid: str):
+        """[(format label, [GiB at each context])]: weights, KV cache and the runtime's workspace."""
+
+        facts = self.facts
+        model = facts.bundle.models[mid]
+        ref = facts.estimates.get("reference") or next(iter(facts.bundle.gpus.values()))
+        rows = []
+        for label, weights, runtime in MEMORY_FORMATS:
+            row = []
+            for ctx in self.model_contexts(model):
+                try:
+                    e = estimate(model, ref, {"weights": weights, "runtime": runtime, "context": ctx}, facts.estimates)
+                    row.append(e["memory"]["total_bytes"] / GIB)
+                except EstimateError:
+                    row.append(None)
+            rows.append((label, row))
+        return rows
+
+    def cards_for(self, mid: str, limit: int = 15):
+        """The fastest cards that hold the model alone (Q4_K_M, 4,096 tokens), then the next ones."""
+        grid = self.facts.grid
+        fits = [(gid, e) for (m, gid), e in grid.items() if m == mid and e["fits"]]
+        fits.sort(key=lambda ge: (-(ge[1]["decode_tokens_per_s"] or 0), ge[0]))
+        return fits[:limit]
+
+    def runs_on(self, gid: str):
+        cells = ((mid, self.facts.grid_cell(mid, gid)) for mid, _ in self.models_by_size())
+        return [(mid, e) for mid, e in cells if e is not None]
+
+    def measured_on_gpu(self, gid: str):
+        return self.facts.measured_where("gpu", gid)
+
+    def measured_for_model(self, mid: str):
+        return self.facts.measured_where("model", mid)
