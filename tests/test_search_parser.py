@@ -8,8 +8,8 @@ import pytest
 from conftest import EPOCH
 from material.plugins.search import plugin
 
+from generator.reuse import Kept as KeptAnswers
 from generator.site import search_parser
-from generator.site.kept import KeptAnswers
 
 
 def sections(parser_class, html: str) -> list[tuple]:

@@ -11,7 +11,7 @@ import posixpath
 import re
 from pathlib import Path
 from generator.site import search_parser
-from generator.site.kept import KeptAnswers
+from generator.reuse import Kept as KeptAnswers
 from generator.site.mkdocs_hooks import stash_token
 
 os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")

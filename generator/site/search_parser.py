@@ -38,7 +38,7 @@ from pathlib import Path
 
 from material.plugins.search.plugin import Element, Parser, Section, void
 
-from generator.site.kept import KeptAnswers
+from generator.reuse import Kept as KeptAnswers
 
 THEME_VERSION = "9.8.1"
 # Elements marked data-search-exclude that the indexer may drop before parsing (headings stay:

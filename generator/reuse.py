@@ -1,0 +1,176 @@
+"""Reuse between builds and in the preview: everything the generator keeps, in one place.
+
+A stage (load, derive, render, publish) is a plain function of its inputs. What is kept of its
+answers lives here, in stores declared below with the inputs their keys are made of, so that an
+edit to a stage cannot leave a stale answer somewhere out of sight:
+
+- :class:`Memo`: answers in memory by a key built from the query's declared inputs. An input is a
+  content digest (the serialized fields a computation reads) or an immutable object (a record, a
+  measured row: the loader gives the same object again for an unchanged file), compared by
+  identity and held by the entry so that its identity cannot be reused while the entry lives.
+  Each store is bounded; the preview's long-running process keeps them between its steps.
+- :class:`Scopes`: a few scopes (one per data folder a process loads), each a dict of its own, the
+  least recently used dropped: what the loader remembers of its last load of that folder.
+- :class:`Kept`: answers kept in a file between builds, valid while a key (versions, settings) that
+  the answers depend on besides their question stays the same.
+
+``clear()`` empties every in-memory store (tests; a process that wants a cold start).
+"""
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Hashable, Sequence
+from pathlib import Path
+from typing import Any
+
+_NONE = object()
+
+
+class Memo:
+    """Answers of one query by a hashable key of its declared inputs, at most ``limit`` of them
+    (past that the store starts again empty: a cold step, never a wrong answer)."""
+
+    def __init__(self, name: str, inputs: Sequence[str], limit: int):
+        self.name, self.inputs, self.limit = name, tuple(inputs), limit
+        self._answers: dict[Hashable, Any] = {}
+
+    def get(self, key: Hashable, make: Callable[[], Any]):
+        """The answer kept under ``key``, or ``make()`` kept from now on."""
+        found = self._answers.get(key, _NONE)
+        if found is _NONE:
+            if len(self._answers) >= self.limit:
+                self._answers.clear()
+            found = self._answers[key] = make()
+        return found
+
+    def of(self, obj: object, make: Callable[[], Any], *key: Hashable):
+        """The answer for the immutable ``obj`` (by identity, with the rest of ``key``)."""
+        cell = (id(obj), *key)
+        hit = self._answers.get(cell)
+        if hit is None or hit[0] is not obj:
+            if len(self._answers) >= self.limit:
+                self._answers.clear()
+            hit = self._answers[cell] = (obj, make())
+        return hit[1]
+
+    def of_items(self, name: Hashable, items: Sequence, make: Callable[[], Any]):
+        """The answer made from ``items``: kept while the same item objects come again, in the same
+        order (a reload of unchanged files gives the same records and rows)."""
+        last = self._answers.get(name)
+        if last is not None and len(last[0]) == len(items) and (last[2] is items or all(map(_same, last[0], items))):
+            return last[1]
+        value = make()
+        if name not in self._answers and len(self._answers) >= self.limit:
+            self._answers.clear()
+        self._answers[name] = (tuple(items), value, items)
+        return value
+
+    def clear(self) -> None:
+        self._answers.clear()
+
+    def __len__(self) -> int:
+        return len(self._answers)
+
+
+def _same(a, b) -> bool:
+    return a is b
+
+
+class Scopes:
+    """A dict per scope, for at most ``limit`` scopes, the least recently used dropped whole: what
+    one scope kept never loses part of itself to another scope's work."""
+
+    def __init__(self, name: str, inputs: Sequence[str], limit: int):
+        self.name, self.inputs, self.limit = name, tuple(inputs), limit
+        self._scopes: dict[Hashable, dict] = {}
+
+    def scope(self, key: Hashable) -> dict:
+        kept = self._scopes.pop(key, None)
+        if kept is None:
+            kept = {}
+            while len(self._scopes) >= self.limit:
+                self._scopes.pop(next(iter(self._scopes)))
+        self._scopes[key] = kept  # the most recently used goes last
+        return kept
+
+    def clear(self) -> None:
+        self._scopes.clear()
+
+
+class Kept:
+    """Answers kept in ``path`` between builds, by question: valid while ``key`` (what the answers
+    depend on besides the question: versions, settings) stays the same."""
+
+    def __init__(self, path: Path, key: str):
+        self.path, self.key = path, key
+        self.known: dict = {}
+        self.used: dict = {}
+        try:
+            saved = json.loads(path.read_text(encoding="utf-8"))
+            if saved.get("key") == key and isinstance(saved.get("answers"), dict):
+                self.known = saved["answers"]
+        except (OSError, ValueError):
+            pass
+
+    def get(self, question: str, answer):
+        """The kept answer to ``question``, or ``answer(question)`` kept from now on."""
+        done = self.find(question)
+        if done is None:
+            done = answer(question)
+            self.keep(question, done)
+        return done
+
+    def find(self, question: str):
+        """The kept answer to ``question`` (None: none kept)."""
+        done = self.used.get(question)
+        if done is None:
+            done = self.known.get(question)
+            if done is not None:
+                self.used[question] = done
+        return done
+
+    def keep(self, question: str, answer) -> None:
+        self.used[question] = answer
+
+    def save(self, keep_unused: bool) -> None:
+        """Write what this build used (and, for a build of a few pages, what it did not)."""
+        if keep_unused and all(self.known.get(q, _NONE) == a for q, a in self.used.items()):
+            return  # nothing new (a build of one page: no pass over every kept answer)
+        answers = {**self.known, **self.used} if keep_unused else self.used
+        if answers == self.known:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.with_suffix(f".tmp-{os.getpid()}")
+            tmp.write_text(json.dumps({"key": self.key, "answers": answers}, ensure_ascii=False, sort_keys=True),
+                           encoding="utf-8")
+            tmp.replace(self.path)
+        except OSError:
+            pass  # a read-only tree builds, only slower
+        self.known, self.used = answers, {}
+
+
+# ------------------------------------------------------------------------------ the stores
+# Each store names the inputs its keys are made of. "record" and "row" are immutable objects
+# compared by identity; "digest" is a content digest; "fit digest" covers everything the fitted
+# constants read (generator.facts.estimates).
+
+LOADS = Scopes("loads", ("data folder", "project root", "today"), limit=4)
+DATASET = Memo("dataset facts", ("dataset object",), limit=8)
+RECORD_VIEWS = Memo("plain views of records", ("record", "view", "id"), limit=1 << 18)
+GRID = Memo("grid cells", ("model's fields", "card's engine fields", "fit digest"), limit=1 << 20)
+PREDICTED = Memo("measured rows' estimates", ("row", "model's fields", "card's engine fields", "fit digest"), limit=1 << 19)
+TRAINING = Memo("training rows' estimates", ("fit digest",), limit=1)
+OF_ROWS = Memo("answers of the measured rows", ("every measured row", "query"), limit=64)
+OF_REVISIONS = Memo("answers of the revisions", ("every revision record", "query"), limit=64)
+DIGEST_PARTS = Memo("serialized parts of the fit digest", ("record", "part"), limit=500_000)
+
+MEMORY: tuple[Memo | Scopes, ...] = (LOADS, DATASET, RECORD_VIEWS, GRID, PREDICTED, TRAINING, OF_ROWS, OF_REVISIONS,
+                                     DIGEST_PARTS)
+
+
+def clear() -> None:
+    """Empty every in-memory store."""
+    for store in MEMORY:
+        store.clear()
