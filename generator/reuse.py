@@ -9,6 +9,8 @@ edit to a stage cannot leave a stale answer somewhere out of sight:
   measured row: the loader gives the same object again for an unchanged file), compared by
   identity and held by the entry so that its identity cannot be reused while the entry lives.
   Each store is bounded; the preview's long-running process keeps them between its steps.
+- :class:`PerObject`: answers that live exactly as long as the object they are about (a dataset's
+  facts, what the loader tells of the load that made a dataset), none kept on the object itself.
 - :class:`Scopes`: a few scopes (one per data folder a process loads), each a dict of its own, the
   least recently used dropped: what the loader remembers of its last load of that folder.
 - :class:`Kept`: answers kept in a file between builds, valid while a key (versions, settings) that
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import weakref
 from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
 from typing import Any
@@ -75,6 +78,30 @@ class Memo:
 
 def _same(a, b) -> bool:
     return a is b
+
+
+class PerObject:
+    """Answers about an object, by identity, dropped with the object (weakly keyed): nothing is
+    stashed on the object, and nothing outlives it."""
+
+    def __init__(self, name: str, inputs: Sequence[str]):
+        self.name, self.inputs = name, tuple(inputs)
+        self._answers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    def get(self, obj: object, make: Callable[[], Any]):
+        found = self._answers.get(obj, _NONE)
+        if found is _NONE:
+            found = self._answers[obj] = make()
+        return found
+
+    def find(self, obj: object, default=None):
+        return self._answers.get(obj, default)
+
+    def put(self, obj: object, answer) -> None:
+        self._answers[obj] = answer
+
+    def clear(self) -> None:
+        self._answers.clear()
 
 
 class Scopes:
@@ -156,8 +183,9 @@ class Kept:
 # compared by identity; "digest" is a content digest; "fit digest" covers everything the fitted
 # constants read (generator.facts.estimates).
 
-LOADS = Scopes("loads", ("data folder", "project root", "today"), limit=4)
-DATASET = Memo("dataset facts", ("dataset object",), limit=8)
+LOADS = Scopes("loads", ("data folder", "project root", "today"), limit=8)
+FACTS = PerObject("a dataset's facts", ("dataset",))
+CHANGES = PerObject("what a reload changed", ("dataset",))
 RECORD_VIEWS = Memo("plain views of records", ("record", "view", "id"), limit=1 << 18)
 GRID = Memo("grid cells", ("model's fields", "card's engine fields", "fit digest"), limit=1 << 20)
 PREDICTED = Memo("measured rows' estimates", ("row", "model's fields", "card's engine fields", "fit digest"), limit=1 << 19)
@@ -166,8 +194,8 @@ OF_ROWS = Memo("answers of the measured rows", ("every measured row", "query"), 
 OF_REVISIONS = Memo("answers of the revisions", ("every revision record", "query"), limit=64)
 DIGEST_PARTS = Memo("serialized parts of the fit digest", ("record", "part"), limit=500_000)
 
-MEMORY: tuple[Memo | Scopes, ...] = (LOADS, DATASET, RECORD_VIEWS, GRID, PREDICTED, TRAINING, OF_ROWS, OF_REVISIONS,
-                                     DIGEST_PARTS)
+MEMORY: tuple[Memo | PerObject | Scopes, ...] = (
+    LOADS, FACTS, CHANGES, RECORD_VIEWS, GRID, PREDICTED, TRAINING, OF_ROWS, OF_REVISIONS, DIGEST_PARTS)
 
 
 def clear() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from conftest import ROOT, run_calc_js
+from helpers import ROOT, run_calc_js
 
 from generator.data.loader import load_dataset
 from generator.facts.derive import age, build_date, derive
@@ -27,10 +27,10 @@ def test_facts_are_built_once_per_dataset(shipped):
 
 
 def test_api_and_pages_read_the_same_advice(shipped):
-    from generator.publish.api import revisions_result
+    from generator.facts.results import revisions_result
 
     states = derive(shipped).states
-    for item in revisions_result(shipped):
+    for item in revisions_result(shipped, states):
         assert item["advice_in_force"] == {p: {"gpus": s.gpus, "known": s.known} for p, s in states[item["date"]].items()}
 
 
@@ -205,8 +205,8 @@ def test_fit_digest_follows_only_what_the_engine_reads(shipped):
     import copy
     import re
 
-    from generator.facts.derive import _digest
     from generator.facts.engine_input import ENGINE_GPU_FIELDS
+    from generator.facts.estimates import _digest
 
     bundle = derive(shipped).bundle
     base = _digest(bundle)
@@ -255,13 +255,13 @@ def test_a_reload_estimates_again_only_what_changed(tmp_path, monkeypatch):
     the same objects; an edit of what the engine reads refits and computes every row again."""
     import shutil
 
+    from generator import reuse
     from generator.estimate import fitting
-    from generator.facts import derive as derive_module
 
     shutil.copytree(ROOT / "data", tmp_path / "data")
     # the same bytes under the same names are the same rows: start from empty caches
-    monkeypatch.setattr(derive_module, "_PREDICTED", {})
-    monkeypatch.setattr(derive_module, "_GRID_CELLS", {})
+    reuse.PREDICTED.clear()
+    reuse.GRID.clear()
     calls = []
     real = fitting.predict
     monkeypatch.setattr(fitting, "predict", lambda *a, **k: calls.append(1) or real(*a, **k))
@@ -291,9 +291,10 @@ def test_the_fit_digest_serializes_again_only_the_records_that_changed(shipped, 
     computation's)."""
     import shutil
 
-    import generator.facts.derive as derive_module
+    import generator.facts.estimates as derive_module
     from generator.data.loader import load_dataset
-    from generator.facts.derive import Derived, _digest
+    from generator.facts.derive import Derived
+    from generator.facts.estimates import _digest
 
     data = tmp_path / "data"
     shutil.copytree(ROOT / "data", data)
@@ -412,7 +413,8 @@ def test_the_measurements_are_grouped_again_only_when_a_measurement_file_changed
     would."""
     import shutil
 
-    from generator.facts.derive import Derived, _index_rows
+    from generator.facts.derive import Derived
+    from generator.facts.estimates import _index_rows
 
     data = tmp_path / "data"
     shutil.copytree(ROOT / "data", data)
@@ -438,9 +440,9 @@ def test_after_a_cards_edit_in_place_the_bundle_and_the_digest_come_from_the_las
     what a computation from nothing gives. An edit of what the engine reads digests again."""
     import shutil
 
-    import generator.facts.derive as derive_module
-    from generator.facts.derive import _digest
+    import generator.facts.estimates as derive_module
     from generator.facts.engine_input import from_dataset
+    from generator.facts.estimates import _digest
 
     data = tmp_path / "data"
     shutil.copytree(ROOT / "data", data)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from conftest import TODAY
+from helpers import TODAY
 
 from generator.data.loader import load_dataset
 
@@ -106,10 +106,10 @@ def test_what_a_load_kept_outlives_the_loads_of_other_data_folders(tree, tmp_pat
     what this folder's last load kept: the reload still reads only what it must."""
     import shutil
 
-    from generator.data.loader import _Memory
+    from generator import reuse
 
     _load(tree)
-    for i in range(_Memory.FOLDERS - 1):
+    for i in range(reuse.LOADS.limit - 1):
         other = tmp_path / f"other-{i}"
         shutil.copytree(tree.data, other / "data")
         assert load_dataset(other / "data", other, today=TODAY)[0] is not None
@@ -121,15 +121,15 @@ def test_what_a_load_kept_outlives_the_loads_of_other_data_folders(tree, tmp_pat
 
 
 def test_the_folder_used_least_recently_is_dropped_whole():
-    from generator.data.loader import _Memory
+    from generator.reuse import Scopes
 
-    memory = _Memory()
-    for n in range(_Memory.FOLDERS):
-        memory.folder((n,))[("kind", "gpu")] = n
-    memory.folder((0,))  # used again: now the most recent
-    memory.folder(("new",))
-    assert memory.folder((0,)) == {("kind", "gpu"): 0}
-    assert memory.folder((1,)) == {}  # the least recently used went, with all it held
+    memory = Scopes("loads", ("folder",), limit=8)
+    for n in range(memory.limit):
+        memory.scope((n,))[("kind", "gpu")] = n
+    memory.scope((0,))  # used again: now the most recent
+    memory.scope(("new",))
+    assert memory.scope((0,)) == {("kind", "gpu"): 0}
+    assert memory.scope((1,)) == {}  # the least recently used went, with all it held
 
 
 def test_an_unwritten_file_beside_the_written_one_gives_its_problems_again_without_being_read(tree, monkeypatch):

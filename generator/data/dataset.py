@@ -60,6 +60,10 @@ class Dataset:
     # lang -> relpath -> dotted key -> Translation
     translations: dict[str, dict[str, dict[str, Translation]]] = field(default_factory=dict)
 
+    # One dataset is one load: hashed by identity, so that what is known of a load
+    # (generator.reuse) is found by the dataset itself; equality still compares the content.
+    __hash__ = object.__hash__
+
     @property
     def latest(self) -> Record:
         return self.revisions[-1]

@@ -18,6 +18,7 @@ import os
 import re
 from pathlib import Path
 
+from generator import reuse
 from generator.data.dataset import Dataset, Record, Translation, digest, freeze, today_utc
 from generator.data.kinds import BY_NAME, KINDS
 from generator.data.problems import Problem
@@ -95,39 +96,16 @@ def rule_placeholders_kept(english: str, translated: str, doc: Document, key: st
     return True
 
 
-class _Memory:
-    """What earlier loads did, kept per data folder: a few folders at most (a preview loads one; a
-    test run loads many small ones). A folder is dropped whole, the least recently used first, so
-    what one load kept never loses part of itself to another folder's load."""
-
-    FOLDERS = 8
-
-    def __init__(self) -> None:
-        self._folders: dict[tuple, dict[tuple, tuple]] = {}
-
-    def folder(self, folder: tuple) -> dict[tuple, tuple]:
-        kept = self._folders.pop(folder, None)
-        if kept is None:
-            kept = {}
-            while len(self._folders) >= self.FOLDERS:
-                del self._folders[next(iter(self._folders))]
-        self._folders[folder] = kept  # the most recently used goes last
-        return kept
-
-
-# What the folders held at the last load, per folder: the files found and the problems the walk
-# reported. Used only when the caller vouches that no file was created, deleted or moved since.
-# And what loading each kind's files, and each translation file, did at the last load, by the
-# listing it was done from: what a load that vouches for the unchanged files replays without
-# visiting each of them (the preview's reload, where one file changed among thousands).
-_MEMORY = _Memory()
 _MISSING = object()
 
 
 class _Loader:
     def __init__(self, data_dir: Path, root: Path, today: _dt.date, changed: frozenset[str] | None = None):
         self.data_dir = data_dir
-        self.kept = _MEMORY.folder((os.path.abspath(data_dir), os.path.abspath(root), today))
+        # What the last load of this folder did (generator.reuse.LOADS): the files found, what
+        # loading each kind's files and each translation file gave, by the listing it was done
+        # from. A load that vouches for the unchanged files replays it without visiting each.
+        self.kept = reuse.LOADS.scope((os.path.abspath(data_dir), os.path.abspath(root), today))
         # None: look at every file. A set: the absolute paths of the only files written since the
         # last load (and none created, deleted or moved); every other file holds what it held.
         self.changed = changed
@@ -804,8 +782,8 @@ def _keep_changes(loader: _Loader) -> None:
         for kind in KINDS:
             if kind.collection == "single" and getattr(ds, kind.attr) is not getattr(before, kind.attr):
                 changed[kind.attr] = frozenset(("*",))
-        before.__dict__.pop("_changes", None)  # one step back only: no chain of datasets stays alive
-        ds.__dict__["_changes"] = (before, changed)
+        reuse.CHANGES.put(before, None)  # one step back only: no chain of datasets stays alive
+        reuse.CHANGES.put(ds, (before, changed))
     loader.kept[("dataset",)] = ds
 
 
@@ -815,7 +793,7 @@ def changes(ds: Dataset) -> tuple[Dataset, dict[str, frozenset[str]]] | None:
     and every record kind was either unchanged or had records replaced in place: the same ids,
     in the same order, every other record the same object. A single file that changed (ui.yaml)
     is named with the id "*". Translations are not compared. None when not known."""
-    return ds.__dict__.get("_changes")
+    return reuse.CHANGES.find(ds)
 
 
 def stale_translations(ds: Dataset) -> list[tuple[str, str, str]]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from generator import reuse
 from generator.data.loader import load_dataset
 from generator.data.plain import plain
 from generator.data.yamlload import load_file
@@ -33,13 +34,11 @@ def record_dict(record, ident: str | None = None) -> dict:
 
 
 def _plain_data(record) -> dict:
-    """``plain(record.data)``, kept on the record: records are immutable, and a reload of unchanged
-    files gives the same record objects (generator.data.loader), so the preview converts only what
-    changed. Callers get a fresh top-level dict; the nested values are shared and not modified."""
-    cached = record.__dict__.get("_plain")
-    if cached is None:
-        cached = record.__dict__["_plain"] = plain(record.data)
-    return cached
+    """``plain(record.data)``, kept while the record lives (generator.reuse.RECORD_VIEWS): records
+    are immutable, and a reload of unchanged files gives the same record objects, so the preview
+    converts only what changed. Callers get a fresh top-level dict; the nested values are shared
+    and not modified."""
+    return reuse.RECORD_VIEWS.of(record, lambda: plain(record.data), "plain")
 
 
 def flatten_measurements(file_data: dict, source: str) -> list[dict]:
@@ -56,13 +55,10 @@ def flatten_measurements(file_data: dict, source: str) -> list[dict]:
 
 
 def _flat_results(record) -> list[dict]:
-    """``flatten_measurements`` of a measurements record, kept on the record like ``_plain_data``:
-    a reload of an unchanged file gives the same rows (the same objects), so what is computed per
-    row can be reused by identity. The rows are shared and never modified."""
-    cached = record.__dict__.get("_flat")
-    if cached is None or cached[0] != record.id:
-        cached = record.__dict__["_flat"] = (record.id, flatten_measurements(_plain_data(record), record.id))
-    return cached[1]
+    """``flatten_measurements`` of a measurements record, kept like ``_plain_data``: a reload of an
+    unchanged file gives the same rows (the same objects), so what is computed per row can be
+    reused by identity. The rows are shared and never modified."""
+    return reuse.RECORD_VIEWS.of(record, lambda: flatten_measurements(_plain_data(record), record.id), "rows", record.id)
 
 
 def _read_folder(folder: Path, root: Path, problems: list) -> dict[str, dict]:
@@ -89,24 +85,21 @@ ENGINE_GPU_FIELDS = frozenset({
 })
 
 
-def _engine_dict(record, ident: str) -> dict:
-    """``record_dict(record, ident)``, kept on the record: a reload of unchanged files gives the
-    same records (generator.data.loader), and its bundle the same dicts, which nothing modifies."""
-    kept = record.__dict__.get("_engine_dict")
-    if kept is None or kept[0] != ident:
-        kept = record.__dict__["_engine_dict"] = (ident, record_dict(record, ident))
-    return kept[1]
+def engine_dict(record, ident: str) -> dict:
+    """``record_dict(record, ident)``, kept like ``_plain_data``: a reload of unchanged files gives
+    the same records, and its bundle the same dicts, which nothing modifies."""
+    return reuse.RECORD_VIEWS.of(record, lambda: record_dict(record, ident), "engine", ident)
 
 
 def from_dataset(ds, data_dir: Path | None = None) -> Bundle:
     b = Bundle()
-    b.gpus = {gid: _engine_dict(rec, gid) for gid, rec in sorted(ds.gpus.items())}
+    b.gpus = {gid: engine_dict(rec, gid) for gid, rec in sorted(ds.gpus.items())}
     b.revisions = [record_dict(rec) for rec in ds.revisions]
     models = getattr(ds, "models", None)
     measurements = getattr(ds, "measurements", None)
     data_dir = Path(data_dir or "data")
     if models is not None:
-        b.models = {mid: _engine_dict(rec, mid) for mid, rec in sorted(models.items())}
+        b.models = {mid: engine_dict(rec, mid) for mid, rec in sorted(models.items())}
     else:
         b.models = {k: dict(v, id=k) for k, v in _read_folder(data_dir / "models", data_dir.parent, b.problems).items()}
     if measurements is not None:
