@@ -70,7 +70,7 @@ def test_a_reload_visits_only_the_file_that_changed_and_the_translations_of_what
     """The other files (of other folders or of the same one) and the translations of unchanged
     records give what they gave at the last load, without visiting each file; the answer is a
     full load's."""
-    from generator.data.loader import stale_translations
+    from generator.data.load_translations import stale_translations
 
     tree.write("translations/ko/gpus/nvidia/rtx-2070.yaml",
                'notes:\n  text: "시험용 카드입니다."\n  source: "000000000000"\n')

@@ -294,7 +294,8 @@ def test_every_problem_is_reported_in_one_run(tree):
 
 
 def test_stale_translation_is_a_warning_not_an_error(tree):
-    from generator.data.loader import load_dataset, stale_translations
+    from generator.data.load_translations import stale_translations
+    from generator.data.loader import load_dataset
 
     tree.write("ui.yaml", "nav.home: Start page\n")
     ds, problems = load_dataset(tree.data, tree.root)

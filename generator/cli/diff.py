@@ -11,7 +11,8 @@ from io import BytesIO
 from pathlib import Path
 
 from generator.data.dataset import Dataset, Localizer, digest
-from generator.data.loader import all_records, load_dataset
+from generator.data.kinds import all_records
+from generator.data.loader import load_dataset
 from generator.data.plain import plain
 from generator.data.problems import Problem
 from generator.facts.diff import RevisionDiff, diff_revisions, resolve_date

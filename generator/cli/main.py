@@ -22,7 +22,8 @@ def _print_problems(problems, out=sys.stderr) -> None:
 
 
 def cmd_validate(args) -> int:
-    from generator.data.loader import load_dataset, stale_translations
+    from generator.data.load_translations import stale_translations
+    from generator.data.loader import load_dataset
 
     data = Path(args.data)
     ds, problems = load_dataset(data, Path.cwd())

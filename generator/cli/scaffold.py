@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 from generator.data.dataset import digest
-from generator.data.loader import all_records, load_dataset
+from generator.data.kinds import all_records
+from generator.data.loader import load_dataset
 from generator.data.schema import ID_RE, TRANSLATED_LANGS, VENDORS
 from generator.publish.text import yaml_str
 

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from generator.data.dataset import Dataset, digest
+from generator.data.kinds import all_records
 from generator.data.kinds import kind_of as registry_kind_of
-from generator.data.loader import all_records
 from generator.data.schema import TRANSLATED_LANGS
 from generator.publish.text import yaml_str
 

@@ -62,3 +62,15 @@ BY_FOLDER = {k.folder: k for k in KINDS}
 def kind_of(relpath: str) -> Kind | None:
     """The kind of a file, from its path below data/ (``gpus/nvidia/a10.yaml`` -> gpu)."""
     return BY_FOLDER.get(relpath.split("/", 1)[0])
+
+
+def all_records(ds):
+    """Every record of every kind, in the order of the kinds registry."""
+    for kind in KINDS:
+        value = getattr(ds, kind.attr)
+        if value is None:
+            continue
+        if kind.collection == "single":
+            yield value
+        else:
+            yield from (value.values() if isinstance(value, dict) else value)
