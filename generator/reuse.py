@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import weakref
+from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
 from typing import Any
@@ -78,6 +79,33 @@ class Memo:
 
 def _same(a, b) -> bool:
     return a is b
+
+
+class Lru:
+    """Answers by key, at most ``limit``, the least recently used dropped first."""
+
+    def __init__(self, name: str, inputs: Sequence[str], limit: int):
+        self.name, self.inputs, self.limit = name, tuple(inputs), limit
+        self._answers: OrderedDict = OrderedDict()
+
+    def find(self, key: Hashable, default=None):
+        hit = self._answers.get(key, _NONE)
+        if hit is _NONE:
+            return default
+        self._answers.move_to_end(key)
+        return hit
+
+    def put(self, key: Hashable, answer) -> None:
+        self._answers[key] = answer
+        self._answers.move_to_end(key)
+        if len(self._answers) > self.limit:
+            self._answers.popitem(last=False)
+
+    def clear(self) -> None:
+        self._answers.clear()
+
+    def __len__(self) -> int:
+        return len(self._answers)
 
 
 class PerObject:
@@ -183,6 +211,12 @@ class Kept:
 # compared by identity; "digest" is a content digest; "fit digest" covers everything the fitted
 # constants read (generator.facts.estimates).
 
+# Parsed files by (shown path, digest of the exact bytes): a long-running process parses again only
+# the files whose content changed; far above any catalogue's file count, so that a reload never
+# evicts its own files. And a file's status (size, times, inode) when last read, with its entry
+# there: a file whose status is the same is not read again.
+PARSED = Lru("parsed files", ("shown path", "digest of the file's bytes"), limit=1 << 18)
+SEEN = Lru("files' status when last read", ("path", "size, times and inode"), limit=1 << 18)
 LOADS = Scopes("loads", ("data folder", "project root", "today"), limit=8)
 FACTS = PerObject("a dataset's facts", ("dataset",))
 CHANGES = PerObject("what a reload changed", ("dataset",))
@@ -194,8 +228,8 @@ OF_ROWS = Memo("answers of the measured rows", ("every measured row", "query"), 
 OF_REVISIONS = Memo("answers of the revisions", ("every revision record", "query"), limit=64)
 DIGEST_PARTS = Memo("serialized parts of the fit digest", ("record", "part"), limit=500_000)
 
-MEMORY: tuple[Memo | PerObject | Scopes, ...] = (
-    LOADS, FACTS, CHANGES, RECORD_VIEWS, GRID, PREDICTED, TRAINING, OF_ROWS, OF_REVISIONS, DIGEST_PARTS)
+MEMORY: tuple[Memo | Lru | PerObject | Scopes, ...] = (
+    PARSED, SEEN, LOADS, FACTS, CHANGES, RECORD_VIEWS, GRID, PREDICTED, TRAINING, OF_ROWS, OF_REVISIONS, DIGEST_PARTS)
 
 
 def clear() -> None:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import re
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from typing import Any
 import yaml
 from yaml.constructor import SafeConstructor
 
+from generator import reuse
 from generator.data.problems import Problem
 
 try:  # the C-accelerated path, when PyYAML was built with libyaml
@@ -172,25 +172,15 @@ def _anchor_problems(text: str, shown: str) -> list[Problem]:
     return problems
 
 
-# Parsed files by (shown path, digest of the exact bytes): a long-running process (``serve``)
-# parses again only the files whose content changed. Documents are never modified after loading,
-# so sharing is safe. The bound is far above any catalogue's file count (a reload that evicted
-# its own files would parse everything again), and the entries are the documents the data holds.
-_PARSED: OrderedDict[tuple[str, bytes], tuple[Document | None, tuple[Problem, ...]]] = OrderedDict()
-_PARSED_MAX = 1 << 18
-# What a file's status said when it was last read, and its entry in _PARSED: a file whose size,
-# modification and change times and inode are all the same is not read again.
-_SEEN: dict[Path, tuple[tuple, tuple[str, bytes]]] = {}
-
-
 def _key(raw: bytes, shown: str) -> tuple[str, bytes]:
     return shown, hashlib.blake2b(raw, digest_size=16).digest()
 
 
 def _cached(key: tuple[str, bytes]):
-    hit = _PARSED.get(key)
+    """A file parsed before from the same bytes (generator.reuse.PARSED). Documents are never
+    modified after loading, so sharing them is safe."""
+    hit = reuse.PARSED.find(key)
     if hit is not None:
-        _PARSED.move_to_end(key)
         return hit[0], list(hit[1])
     return None
 
@@ -202,9 +192,7 @@ def load_text(raw: bytes, shown: str, key: tuple[str, bytes] | None = None) -> t
     if hit is not None:
         return hit
     doc, problems = _load_text(raw, shown)
-    _PARSED[key] = (doc, tuple(problems))
-    if len(_PARSED) > _PARSED_MAX:
-        _PARSED.popitem(last=False)
+    reuse.PARSED.put(key, (doc, tuple(problems)))
     return doc, problems
 
 
@@ -267,7 +255,7 @@ def load_file(path: Path, shown: str, unchanged: bool = False) -> tuple[Document
     read here (the preview's watcher names every file written): what was read is used without
     asking the system for its status. A file not read before is read all the same."""
     if unchanged:
-        seen = _SEEN.get(path)
+        seen = reuse.SEEN.find(path)
         if seen is not None and seen[1][0] == shown:
             hit = _cached(seen[1])
             if hit is not None:
@@ -277,7 +265,7 @@ def load_file(path: Path, shown: str, unchanged: bool = False) -> tuple[Document
         if st.st_size > MAX_BYTES:
             return None, [Problem(shown, 1, "", f"file is {st.st_size:,} bytes; the limit is {MAX_BYTES:,}")]
         status = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
-        seen = _SEEN.get(path)
+        seen = reuse.SEEN.find(path)
         if seen is not None and seen[0] == status and seen[1][0] == shown:
             hit = _cached(seen[1])
             if hit is not None:
@@ -286,5 +274,5 @@ def load_file(path: Path, shown: str, unchanged: bool = False) -> tuple[Document
     except OSError as exc:
         return None, [Problem(shown, 1, "", f"cannot read file: {exc.strerror or exc}")]
     key = _key(raw, shown)
-    _SEEN[path] = (status, key)
+    reuse.SEEN.put(path, (status, key))
     return load_text(raw, shown, key)
