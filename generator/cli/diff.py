@@ -62,20 +62,9 @@ def revision_text(d: RevisionDiff, n: Names, style: Style) -> str:
     out = [style(BOLD, f"{n.ui('diff.title')}: {d.a} → {d.b}")]
     if d.empty:
         out.append(n.ui("diff.no_change"))
-    for pc in d.personas:
-        out.append(f"{style(BOLD, n.persona(pc.persona))} ({n.ui('diff.status_' + pc.status)})")
-        for g in pc.removed:
-            out.append("  " + style(RED, f"- {n.gpu(g)}"))
-        for g in pc.added:
-            out.append("  " + style(GREEN, f"+ {n.gpu(g)}"))
-        if not pc.added and not pc.removed:
-            out.append(f"  {n.gpus(pc.before)} → {n.gpus(pc.after)}")
+    out += _persona_text(d, n, style)
     if d.avoid_added or d.avoid_removed or d.avoid_classes_added or d.avoid_classes_removed:
-        out.append(style(BOLD, n.ui("diff.avoid")))
-        out += ["  " + style(RED, f"- {n.gpu(g)}") for g in d.avoid_removed]
-        out += ["  " + style(RED, f"- {n.avoid_class(c)}") for c in d.avoid_classes_removed]
-        out += ["  " + style(GREEN, f"+ {n.gpu(g)}") for g in d.avoid_added]
-        out += ["  " + style(GREEN, f"+ {n.avoid_class(c)}") for c in d.avoid_classes_added]
+        out += _avoid_text(d, n, style)
     for key in d.relative_tables_removed:
         out.append(style(RED, f"- {n.ui('diff.relative')} ({key})"))
     for key in d.relative_tables_added:
@@ -93,6 +82,30 @@ def revision_text(d: RevisionDiff, n: Names, style: Style) -> str:
     if d.unchanged:
         out.append(style(DIM, f"{n.ui('diff.unchanged')}: " + ", ".join(n.persona(p) for p in d.unchanged)))
     return "\n".join(out) + "\n"
+
+
+def _persona_text(d: RevisionDiff, n: Names, style: Style) -> list[str]:
+    """The lines of the personas whose advice changed: the GPUs removed and added, or before and after."""
+    out = []
+    for pc in d.personas:
+        out.append(f"{style(BOLD, n.persona(pc.persona))} ({n.ui('diff.status_' + pc.status)})")
+        for g in pc.removed:
+            out.append("  " + style(RED, f"- {n.gpu(g)}"))
+        for g in pc.added:
+            out.append("  " + style(GREEN, f"+ {n.gpu(g)}"))
+        if not pc.added and not pc.removed:
+            out.append(f"  {n.gpus(pc.before)} → {n.gpus(pc.after)}")
+    return out
+
+
+def _avoid_text(d: RevisionDiff, n: Names, style: Style) -> list[str]:
+    """The lines of the avoid list's changes: GPUs and classes removed, then added."""
+    out = [style(BOLD, n.ui("diff.avoid"))]
+    out += ["  " + style(RED, f"- {n.gpu(g)}") for g in d.avoid_removed]
+    out += ["  " + style(RED, f"- {n.avoid_class(c)}") for c in d.avoid_classes_removed]
+    out += ["  " + style(GREEN, f"+ {n.gpu(g)}") for g in d.avoid_added]
+    out += ["  " + style(GREEN, f"+ {n.avoid_class(c)}") for c in d.avoid_classes_added]
+    return out
 
 
 def _md(text: str) -> str:
@@ -234,11 +247,9 @@ def _short(value) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def data_ref_markdown(r: DataRefDiff, new: Dataset | None) -> str:
-    names = Names(new, "en") if new else None
-    out = [f"## Data changes against `{_md(r.ref)}`", ""]
-    if r.new_problems:
-        out += ["### Validation problems introduced", ""] + [f"- `{_md(str(p))}`" for p in r.new_problems] + [""]
+def _gpu_markdown(r: DataRefDiff, names: Names | None) -> list[str]:
+    """The Markdown sections of the GPUs added, removed and changed (none where nothing is)."""
+    out = []
     if r.gpus_added:
         out += ["### GPUs added", ""] + [f"- {_md(names.gpu(g))} (`{g}`)" for g in r.gpus_added] + [""]
     if r.gpus_removed:
@@ -248,6 +259,12 @@ def data_ref_markdown(r: DataRefDiff, new: Dataset | None) -> str:
         for gid, changes in r.gpus_changed.items():
             out += [f"| `{gid}` | `{c.field}` | {_md(_short(c.before))} | {_md(_short(c.after))} |" for c in changes]
         out.append("")
+    return out
+
+
+def _revisions_markdown(r: DataRefDiff) -> list[str]:
+    """The Markdown sections of the revisions added, removed and edited (none where nothing is)."""
+    out = []
     if r.revisions_added:
         out += ["### Revisions added", ""] + [f"- {d}" for d in r.revisions_added] + [""]
     if r.revisions_removed:
@@ -257,6 +274,16 @@ def data_ref_markdown(r: DataRefDiff, new: Dataset | None) -> str:
         for rid, changes in r.revisions_edited.items():
             out.append(f"- {rid}: " + ", ".join(f"`{c.field}`" for c in changes))
         out.append("")
+    return out
+
+
+def data_ref_markdown(r: DataRefDiff, new: Dataset | None) -> str:
+    names = Names(new, "en") if new else None
+    out = [f"## Data changes against `{_md(r.ref)}`", ""]
+    if r.new_problems:
+        out += ["### Validation problems introduced", ""] + [f"- `{_md(str(p))}`" for p in r.new_problems] + [""]
+    out += _gpu_markdown(r, names)
+    out += _revisions_markdown(r)
     for rid, d in r.recommendation_changes.items():
         d.a = f"{rid} (before)"
         out += [revision_markdown(d, names)]

@@ -93,11 +93,16 @@ def _read(folder: Path, templates: Path) -> Calculator:
                       module=meta.get("module"))
 
 
-@functools.lru_cache(maxsize=8)
 def calculators(templates: Path = TEMPLATES) -> tuple[Calculator, ...]:
-    """Every calculator below ``templates`` (the page templates' folder), in their order."""
-    base = Path(templates) / FOLDER
-    found = [_read(meta.parent, Path(templates)) for meta in sorted(base.glob("*/calculator.yaml"))]
+    """Every calculator below ``templates`` (the page templates' folder), in their order; read
+    again when a calculator.yaml is added, removed or changed (the live preview runs on)."""
+    metas = sorted((Path(templates) / FOLDER).glob("*/calculator.yaml"))
+    return _calculators(Path(templates), tuple((meta, meta.stat().st_mtime_ns) for meta in metas))
+
+
+@functools.lru_cache(maxsize=8)
+def _calculators(templates: Path, metas: tuple) -> tuple[Calculator, ...]:
+    found = [_read(meta.parent, templates) for meta, _ in metas]
     orders = [c.order for c in found]
     if len(set(orders)) != len(orders):
         raise ValueError(f"{FOLDER.as_posix()}: two calculators have the same order: {orders}")

@@ -14,8 +14,7 @@ from generator.data.yamlload import dotted
 
 
 class _CrossFileChecks:
-    """The checks that need more than one file: references between records, ids against file A part of the loader
-    (:class:`generator.data.loader._Loader`)."""
+    """The checks across files (a part of the loader, :class:`generator.data.loader._Loader`)."""
 
     def known_ids(self, name: str) -> set[str]:
         if name == "persona":

@@ -19,8 +19,7 @@ def _order_key(kind):
 
 
 class _KindLoading:
-    """Loading each record kind's files: whole, replayed from the last load, or patched where A part of the loader
-    (:class:`generator.data.loader._Loader`)."""
+    """Loading each record kind's files (a part of the loader, :class:`generator.data.loader._Loader`)."""
 
     def load_kind(self, kind) -> None:
         files = self.yaml_files(self.data_dir / kind.folder, kind.depth)

@@ -17,8 +17,7 @@ _MISSING = object()
 
 
 class _TranslationLoading:
-    """Loading the translation files of data/translations/<lang>/: each checked against the A part of the loader
-    (:class:`generator.data.loader._Loader`)."""
+    """Loading the translation files (a part of the loader, :class:`generator.data.loader._Loader`)."""
 
     def load_translations(self) -> None:
         """Every translation file. A load that vouches for the unchanged files replays what the last
@@ -84,18 +83,7 @@ class _TranslationLoading:
         the translation of an English record that may have changed (its file written; the
         single files such as ui.yaml are always read again). Each such file is read and checked
         as a full load does; an entry keeps its place in its table."""
-        where_of = self.kept.get(("translations-index",))
-        if where_of is None or where_of[0] is not listing:
-            by_abs, by_rel = {}, {}
-            for i, (_, path, rel, where) in enumerate(listing):
-                if path is not None:
-                    by_abs[where[0]] = i
-                    by_rel.setdefault(rel, []).append(i)
-            where_of = self.kept[("translations-index",)] = (listing, by_abs, by_rel)
-        _, by_abs, by_rel = where_of
-        look = {by_abs[p] for p in self.changed if p in by_abs}
-        for rel in self.english_read:
-            look.update(by_rel.get(rel, ()))
+        look = self._translations_to_look_at(listing)
         # the last tables are shared with the last dataset: a table is copied before its first
         # change, and only a file whose entries differ changes it (a card's tdp edited: its
         # translations are checked again and give the same entries; no table is copied)
@@ -125,6 +113,27 @@ class _TranslationLoading:
             given.pop(i, None)
             if now[2] or now[3] or now[4]:
                 given[i] = now
+        self._replay_given(given, redone)
+        self.kept[key] = (listing, done, dict(self.ds.translations), given)
+
+    def _translations_to_look_at(self, listing) -> set[int]:
+        """The places in ``listing`` of the files to read again: written, or of an English record read again."""
+        where_of = self.kept.get(("translations-index",))
+        if where_of is None or where_of[0] is not listing:
+            by_abs, by_rel = {}, {}
+            for i, (_, path, rel, where) in enumerate(listing):
+                if path is not None:
+                    by_abs[where[0]] = i
+                    by_rel.setdefault(rel, []).append(i)
+            where_of = self.kept[("translations-index",)] = (listing, by_abs, by_rel)
+        _, by_abs, by_rel = where_of
+        look = {by_abs[p] for p in self.changed if p in by_abs}
+        for rel in self.english_read:
+            look.update(by_rel.get(rel, ()))
+        return look
+
+    def _replay_given(self, given: dict, redone: set) -> None:
+        """Add what the files not read again gave on the last load: problems, references, what went unchecked."""
         for i, was in sorted(given.items()):
             if i in redone:  # what it gave is in already
                 continue
@@ -133,7 +142,6 @@ class _TranslationLoading:
             self.refs += refs
             if unchecked:
                 self.unchecked[unreadable] += 1
-        self.kept[key] = (listing, done, dict(self.ds.translations), given)
 
     def _walk_translations(self) -> list[tuple]:
         """(language, None, None, None) for each language's folder, then (language, file, its path

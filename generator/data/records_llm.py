@@ -23,20 +23,20 @@ from generator.data.schema import (
     Text,
     Url,
 )
+from generator.estimate import formats
 
-WEIGHT_FORMATS = ("f32", "bf16", "f16", "fp8", "int8", "q8_0", "q6_k", "q5_k_m", "q4_k_m", "q4_k_s", "q4_0",
-                  "nf4", "awq", "gptq", "mxfp4")
-KV_FORMATS = ("f16", "bf16", "fp8", "q8_0", "q4_0")
+# the engine's weight formats, KV-cache precisions, runtimes, modes, optimizers and LoRA targets
+# (docs/assets/js/calc/tables.json, through generator/estimate/formats.py)
+WEIGHT_FORMATS = tuple(formats.WEIGHT_FORMATS)
+KV_FORMATS = tuple(formats.KV_BYTES)
 # the kernels that multiply GPTQ/AWQ weights, where a source names the one a run used
 KERNELS = ("cuda-old", "cuda", "exllama", "exllama-v2", "marlin", "triton")
-RUNTIMES = ("llama.cpp", "transformers", "vllm", "sglang", "tensorrt-llm", "mlx", "exllamav2", "pytorch")
+RUNTIMES = formats.RUNTIMES
 METRICS = ("decode_tokens_per_s", "prefill_tokens_per_s", "peak_memory_gib", "weights_gib", "training_tokens_per_s",
            "training_throughput")
-MODES = ("inference", "full", "lora", "qlora")
-# training optimizers, as generator/estimate/formats.py counts their state
-OPTIMIZERS = ("adamw", "adamw-8bit", "paged-adamw-8bit", "sgd")
-# the projections a LoRA adapter may sit on, as generator/estimate/formats.py names them
-LORA_TARGETS = ("q", "k", "v", "o", "gate", "up", "down")
+MODES = formats.MODES
+OPTIMIZERS = tuple(formats.OPTIMIZERS)
+LORA_TARGETS = formats.LORA_TARGETS
 # Training benchmarks that are not LLMs of data/models: a result names one of them in place of a
 # model, and its value (metric training_throughput) is in the benchmark's own unit per second, so
 # it compares across cards within one workload and source only. Proper names, not translated.

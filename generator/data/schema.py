@@ -366,6 +366,8 @@ def walk_text(t: Type, value, kp: tuple = ()):
     """Yield (keypath, english_text) for every ``Text`` in ``value`` described by ``t``."""
     if value is None:
         return
+    if isinstance(t, (OneOf, Lazy)):
+        t = _concrete(t, value)
     if isinstance(t, Text):
         if isinstance(value, str):
             yield kp, value
@@ -379,7 +381,10 @@ def walk_text(t: Type, value, kp: tuple = ()):
     elif isinstance(t, Map) and isinstance(value, dict):
         for k, v in value.items():
             yield from walk_text(t.value, v, kp + (k,))
-    elif isinstance(t, OneOf):
-        yield from walk_text(t.second if t.pick_second(value) else t.first, value, kp)
-    elif isinstance(t, Lazy):
-        yield from walk_text(t.resolve(), value, kp)
+
+
+def _concrete(t: Type, value) -> Type:
+    """The type that describes ``value``, with every ``OneOf`` and ``Lazy`` followed to the end."""
+    while isinstance(t, (OneOf, Lazy)):
+        t = t.resolve() if isinstance(t, Lazy) else (t.second if t.pick_second(value) else t.first)
+    return t

@@ -102,34 +102,12 @@ class _Builder:
             if node.tag != _MAP_TAG:
                 self.err(line, f"custom tag {node.tag!r} is not allowed", fieldpath)
                 return INVALID
-            out: dict[str, Any] = {}
-            for key_node, value_node in node.value:
-                kline = key_node.start_mark.line + 1
-                if key_node.tag == _MERGE_TAG:
-                    self.err(kline, "merge keys (<<) are not allowed; write the fields out", fieldpath)
-                    continue
-                if not isinstance(key_node, yaml.ScalarNode):
-                    self.err(kline, "a key must be a plain word, not a list or mapping", fieldpath)
-                    continue
-                key = key_node.value
-                sub = keypath + (key,)
-                if key in out:
-                    first = self.lines.get(sub, kline)
-                    self.err(kline, f"duplicate key {key!r} (first given on line {first})", dotted(sub))
-                    continue
-                self.lines[sub] = kline
-                out[key] = self.build(value_node, sub, depth + 1, kline)
-            return out
+            return self.build_mapping(node, keypath, depth, fieldpath)
         if isinstance(node, yaml.SequenceNode):
             if node.tag != _SEQ_TAG:
                 self.err(line, f"custom tag {node.tag!r} is not allowed", fieldpath)
                 return INVALID
-            items = []
-            for i, item in enumerate(node.value):
-                sub = keypath + (i,)
-                self.lines[sub] = item.start_mark.line + 1
-                items.append(self.build(item, sub, depth + 1))
-            return items
+            return self.build_sequence(node, keypath, depth)
         # scalar
         if node.tag not in _SCALAR_TAGS:
             self.err(line, f"custom tag {node.tag!r} is not allowed", fieldpath)
@@ -137,14 +115,48 @@ class _Builder:
         try:
             value = self.constructor.construct_object(node, deep=True)
         except (ValueError, OverflowError, yaml.YAMLError):
-            if node.tag == "tag:yaml.org,2002:timestamp":
-                self.err(line, f"{node.value!r} is not a real calendar date", fieldpath)
-            else:
-                self.err(line, f"cannot read {node.value!r}", fieldpath)
+            self.unreadable(node, line, fieldpath)
             return INVALID
         if isinstance(value, _dt.datetime):
             value = value.date() if (value.hour, value.minute, value.second) == (0, 0, 0) else value
         return value
+
+    def build_mapping(self, node: yaml.MappingNode, keypath: tuple, depth: int, fieldpath: str) -> dict[str, Any]:
+        """The dict of a mapping node, every key checked (plain, not merged, given once) and its line kept."""
+        out: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            kline = key_node.start_mark.line + 1
+            if key_node.tag == _MERGE_TAG:
+                self.err(kline, "merge keys (<<) are not allowed; write the fields out", fieldpath)
+                continue
+            if not isinstance(key_node, yaml.ScalarNode):
+                self.err(kline, "a key must be a plain word, not a list or mapping", fieldpath)
+                continue
+            key = key_node.value
+            sub = keypath + (key,)
+            if key in out:
+                first = self.lines.get(sub, kline)
+                self.err(kline, f"duplicate key {key!r} (first given on line {first})", dotted(sub))
+                continue
+            self.lines[sub] = kline
+            out[key] = self.build(value_node, sub, depth + 1, kline)
+        return out
+
+    def build_sequence(self, node: yaml.SequenceNode, keypath: tuple, depth: int) -> list[Any]:
+        """The list of a sequence node, with the line of every item kept."""
+        items = []
+        for i, item in enumerate(node.value):
+            sub = keypath + (i,)
+            self.lines[sub] = item.start_mark.line + 1
+            items.append(self.build(item, sub, depth + 1))
+        return items
+
+    def unreadable(self, node: yaml.ScalarNode, line: int, fieldpath: str) -> None:
+        """Report a scalar that YAML cannot turn into a value (a date that is not a real date, say)."""
+        if node.tag == "tag:yaml.org,2002:timestamp":
+            self.err(line, f"{node.value!r} is not a real calendar date", fieldpath)
+        else:
+            self.err(line, f"cannot read {node.value!r}", fieldpath)
 
 
 def dotted(keypath: tuple) -> str:
@@ -196,19 +208,25 @@ def load_text(raw: bytes, shown: str, key: tuple[str, bytes] | None = None) -> t
     return doc, problems
 
 
-def _load_text(raw: bytes, shown: str) -> tuple[Document | None, list[Problem]]:
+def _decoded(raw: bytes, shown: str) -> str | Problem:
+    """The text of a file's bytes, or why it cannot be read as text (too large, not UTF-8, a NUL)."""
     if len(raw) > MAX_BYTES:
-        return None, [Problem(shown, 1, "", f"file is {len(raw):,} bytes; the limit is {MAX_BYTES:,}")]
+        return Problem(shown, 1, "", f"file is {len(raw):,} bytes; the limit is {MAX_BYTES:,}")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        return None, [Problem(shown, line, "", f"not UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start}); save the file as UTF-8")]  # noqa: E501
+        return Problem(shown, line, "", f"not UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start}); save the file as UTF-8")
     if text.startswith("\ufeff"):
         text = text[1:]
     if "\x00" in text:
         line = text[: text.index("\x00")].count("\n") + 1
-        return None, [Problem(shown, line, "", "NUL character in file; is it a binary file?")]
+        return Problem(shown, line, "", "NUL character in file; is it a binary file?")
+    return text
+
+
+def _root_node(text: str, shown: str) -> yaml.Node | Problem:
+    """The node of the one YAML document in ``text``, or why there is not exactly one."""
     try:
         nodes = list(yaml.compose_all(text, Loader=_Loader))
     except yaml.MarkedYAMLError as exc:
@@ -217,16 +235,26 @@ def _load_text(raw: bytes, shown: str) -> tuple[Document | None, list[Problem]]:
         what = exc.problem or "YAML syntax error"
         if exc.context:
             what = f"{exc.context}: {what}"
-        return None, [Problem(shown, line, "", f"YAML syntax: {what}")]
+        return Problem(shown, line, "", f"YAML syntax: {what}")
     except yaml.YAMLError as exc:
-        return None, [Problem(shown, 1, "", f"YAML syntax: {exc}")]
+        return Problem(shown, 1, "", f"YAML syntax: {exc}")
     except RecursionError:
-        return None, [Problem(shown, 1, "", "YAML nesting is too deep to read")]
+        return Problem(shown, 1, "", "YAML nesting is too deep to read")
     nodes = [n for n in nodes if n is not None]
     if not nodes:
-        return None, [Problem(shown, 1, "", "file is empty; a record needs at least its required fields")]
+        return Problem(shown, 1, "", "file is empty; a record needs at least its required fields")
     if len(nodes) > 1:
-        return None, [Problem(shown, nodes[1].start_mark.line + 1, "", "more than one YAML document (---) in one file")]
+        return Problem(shown, nodes[1].start_mark.line + 1, "", "more than one YAML document (---) in one file")
+    return nodes[0]
+
+
+def _load_text(raw: bytes, shown: str) -> tuple[Document | None, list[Problem]]:
+    text = _decoded(raw, shown)
+    if isinstance(text, Problem):
+        return None, [text]
+    root = _root_node(text, shown)
+    if isinstance(root, Problem):
+        return None, [root]
     problems: list[Problem] = []
     if _ANCHOR_HINT.search(raw):
         try:
@@ -234,7 +262,6 @@ def _load_text(raw: bytes, shown: str) -> tuple[Document | None, list[Problem]]:
         except yaml.YAMLError:  # pragma: no cover - compose already succeeded
             pass
     builder = _Builder(shown)
-    root = nodes[0]
     builder.lines[()] = root.start_mark.line + 1
     try:
         data = builder.build(root, (), 0)

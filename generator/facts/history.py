@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from generator.data.dataset import Dataset, Record, tree_leaves
@@ -34,25 +35,35 @@ def history_index(ds: Dataset, states=None) -> dict[str, list[GpuMention]]:
         return items[-1]
 
     for rev in ds.revisions:
-        for pid, st in states[rev.id].items():
-            for gid in st.gpus:
-                mention(gid, rev.id).recommended_for.append((pid, st.known))
-        for pid, rec in (rev.get("recommendations") or {}).items():
-            for gid in rec.get("alternatives") or []:
-                mention(gid, rev.id).alternative_for.append(pid)
-        for gid in rev.get("avoid") or []:
-            mention(gid, rev.id).avoided = True
-        for table in rev.get("relative_performance") or []:
-            for gid, value in table["values"].items():
-                mention(gid, rev.id).relative.append((table["workload"], table["reference"], value))
-        for p in rev.get("prices") or []:
-            mention(p["gpu"], rev.id).prices.append((p["usd"], p["kind"]))
-        for c in rev.get("changes") or []:
-            if c.get("gpu"):
-                mention(c["gpu"], rev.id).changes.append(c["type"])
-        for gid in sorted({g for _, leaf in tree_leaves(rev.get("decision_tree")) for g in leaf.get("gpus") or ()}):
-            mention(gid, rev.id).in_tree = True
+        _note_advice(rev, states[rev.id], mention)
+        _note_figures(rev, mention)
     return index
+
+
+def _note_advice(rev: Record, rev_states: dict, mention: Callable[[str, str], GpuMention]) -> None:
+    """Note the GPUs one revision recommends, offers as alternatives and avoids."""
+    for pid, st in rev_states.items():
+        for gid in st.gpus:
+            mention(gid, rev.id).recommended_for.append((pid, st.known))
+    for pid, rec in (rev.get("recommendations") or {}).items():
+        for gid in rec.get("alternatives") or []:
+            mention(gid, rev.id).alternative_for.append(pid)
+    for gid in rev.get("avoid") or []:
+        mention(gid, rev.id).avoided = True
+
+
+def _note_figures(rev: Record, mention: Callable[[str, str], GpuMention]) -> None:
+    """Note the GPUs one revision compares, prices, changes or puts in its flowchart."""
+    for table in rev.get("relative_performance") or []:
+        for gid, value in table["values"].items():
+            mention(gid, rev.id).relative.append((table["workload"], table["reference"], value))
+    for p in rev.get("prices") or []:
+        mention(p["gpu"], rev.id).prices.append((p["usd"], p["kind"]))
+    for c in rev.get("changes") or []:
+        if c.get("gpu"):
+            mention(c["gpu"], rev.id).changes.append(c["type"])
+    for gid in sorted({g for _, leaf in tree_leaves(rev.get("decision_tree")) for g in leaf.get("gpus") or ()}):
+        mention(gid, rev.id).in_tree = True
 
 
 def sources_for(gpu: Record, field_name: str) -> list[str]:
