@@ -68,7 +68,10 @@ def test_node_twin_passes_the_same_cases():
     assert NODE, "node is needed for tests/js/estimate.test.mjs"
     r = subprocess.run([NODE, "--test", "tests/js/estimate.test.mjs"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
-    assert f"# pass {len(FIXTURE['cases']) + len(FIXTURE['relative']) + 2}" in r.stdout, r.stdout[-1500:]
+    functions = json.loads((ROOT / "tests" / "fixtures" / "estimate_functions.json").read_text(encoding="utf-8"))["calls"]
+    # the golden cases, two checks, one test per function of estimate_functions.json and its coverage
+    count = len(FIXTURE["cases"]) + len(FIXTURE["relative"]) + 2 + len({c["fn"] for c in functions}) + 1
+    assert f"# pass {count}" in r.stdout, r.stdout[-1500:]
 
 
 def test_fixture_covers_every_format_precision_and_feature():

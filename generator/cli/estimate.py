@@ -13,37 +13,21 @@ from pathlib import Path
 from generator.data.loader import load_dataset
 from generator.estimate import training_relative_only
 from generator.estimate.engine import EstimateError, estimate
-from generator.estimate.formats import CLI_RUNTIMES, GIB, KV_BYTES, LORA_RANK, LORA_TARGETS, MODES, OPTIMIZERS, WEIGHT_FORMATS
+from generator.estimate.formats import (
+    CLI_RUNTIMES,
+    DEFAULTS,
+    ERRORS,
+    GIB,
+    KV_BYTES,
+    LORA_TARGETS,
+    MODES,
+    OPTIMIZERS,
+    WEIGHT_FORMATS,
+)
 from generator.facts.derive import derive
 
-CLI_WEIGHTS = [w for w in WEIGHT_FORMATS if w not in ("q4_k_s", "mxfp4")] + ["q4_k_s", "mxfp4"]
-
-MESSAGES = {
-    "est.err.positive": "{field} must be a positive whole number",
-    "est.err.kv_heads_above_heads": "--kv-heads cannot be above --heads",
-    "est.err.heads_not_divisible": "--heads must be a multiple of --kv-heads",
-    "est.err.embeddings_above_params": "the embeddings (vocab x hidden) alone exceed --params; check --params (billions)",
-    "est.err.experts_per_token": "experts per token must be between 1 and the number of experts",
-    "est.err.experts_without_active": "--experts needs --active-params (billions of parameters used per token)",
-    "est.err.active_above_total": "--active-params must be positive and not above --params",
-    "est.err.mode": "unknown --mode",
-    "est.err.runtime": "unknown --runtime",
-    "est.err.weights": "unknown --weights",
-    "est.err.kv_cache": "unknown --kv-cache",
-    "est.err.optimizer": "unknown --optimizer",
-    "est.err.gpu_layers": "--gpu-layers must be between 0 and the model's {layers} layers",
-    "est.err.gguf_runtime": "{weights} is a GGUF format: only llama.cpp runs it, not {runtime}",
-    "est.err.format_runtime": "llama.cpp does not load {weights} weights; use a GGUF format (q8_0, q4_k_m, ...) or f16",
-    "est.err.kv_runtime": "{runtime} has no {kv_cache} KV cache",
-    "est.err.training_runtime": "training is estimated for transformers/PyTorch, not {runtime}",
-    "est.err.qlora_weights": "QLoRA trains on an nf4 base; leave --weights out or use nf4",
-    "est.err.training_weights": ("{weights} weights cannot be trained in full or with LoRA; "
-                                 "use bf16, f16 or f32 (or --mode qlora)"),
-    "est.err.gpu_layers_training": "--gpu-layers applies to inference only",
-    "est.err.lora_targets": "--lora-targets takes projections from {targets}, comma-separated, each once",
-    "est.err.gpu_figures": "this GPU record lacks memory size or bandwidth",
-    "est.err.reference": "no reference GPU for relative training throughput",
-}
+# the engine's error keys, each with its sentence (docs/assets/js/calc/tables.json)
+MESSAGES = {key: spec["cli"] for key, spec in ERRORS.items()}
 
 
 class UsageError(Exception):
@@ -58,7 +42,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser("estimate", help="estimate memory, decode/prefill speed or relative training throughput "
                                                "of an LLM on a GPU, with the measured error of each figure")
     p.add_argument("--gpu", required=True, help="GPU id, e.g. rtx-4090")
-    p.add_argument("--gpus", type=int, default=1, help="number of GPUs (default 1)")
+    p.add_argument("--gpus", type=int, default=DEFAULTS["gpus"], help=f"number of GPUs (default {DEFAULTS['gpus']})")
     p.add_argument("--model", help="model id from data/models, e.g. llama-3-1-8b")
     p.add_argument("--params", type=float, help="total parameters, billions")
     p.add_argument("--layers", type=int)
@@ -72,22 +56,23 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--experts", type=int, help="routed experts per MoE layer")
     p.add_argument("--experts-per-token", type=int, default=None)
     p.add_argument("--active-params", type=float, help="parameters used per token, billions (MoE)")
-    p.add_argument("--mode", choices=MODES, default="inference")
-    p.add_argument("--weights", choices=CLI_WEIGHTS, help="weight format (default bf16; f16 for llama.cpp)")
-    p.add_argument("--kv-cache", choices=list(KV_BYTES), default="f16")
-    p.add_argument("--context", type=int, default=4096)
-    p.add_argument("--batch", type=int, default=1, help="concurrent sequences")
+    p.add_argument("--mode", choices=MODES, default=DEFAULTS["mode"])
+    p.add_argument("--weights", choices=list(WEIGHT_FORMATS), help="weight format (default bf16; f16 for llama.cpp)")
+    p.add_argument("--kv-cache", choices=list(KV_BYTES), default=DEFAULTS["kv_cache"])
+    p.add_argument("--context", type=int, default=DEFAULTS["context"])
+    p.add_argument("--batch", type=int, default=DEFAULTS["batch"], help="concurrent sequences")
     p.add_argument("--runtime", choices=CLI_RUNTIMES, help="default: llama.cpp for GGUF formats, else transformers")
     p.add_argument("--gpu-layers", type=int, help="layers kept on the GPU, the rest offloaded to the CPU (llama.cpp)")
     p.add_argument("--no-flash-attention", action="store_true")
     p.add_argument("--no-checkpointing", action="store_true", help="training without gradient checkpointing")
-    p.add_argument("--lora-rank", type=int, default=LORA_RANK, help=f"LoRA and QLoRA: the adapters' rank (default {LORA_RANK})")
+    p.add_argument("--lora-rank", type=int, default=DEFAULTS["lora_rank"],
+                   help=f"LoRA and QLoRA: the adapters' rank (default {DEFAULTS['lora_rank']})")
     p.add_argument("--lora-targets", default=",".join(LORA_TARGETS),
                    help="LoRA and QLoRA: the projections adapted, comma-separated, from " + ",".join(LORA_TARGETS)
                    + " (default: all of them; torchtune's single-GPU recipes adapt q,v)")
     p.add_argument("--chunked-loss", action="store_true",
                    help="training: the loss upcasts the logits to fp32 in chunks (as torchtune's CEWithChunkedOutputLoss)")
-    p.add_argument("--optimizer", choices=list(OPTIMIZERS), default="adamw",
+    p.add_argument("--optimizer", choices=list(OPTIMIZERS), default=DEFAULTS["optimizer"],
                    help="training: the optimizer's state per trainable parameter (paged-adamw-8bit keeps it in host memory)")
     p.add_argument("--no-master-weights", action="store_true",
                    help="full fine-tuning in pure 16-bit: no fp32 master copy of the weights")

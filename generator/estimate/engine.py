@@ -9,14 +9,20 @@ Invalid input gives ``EstimateError(key, params)``; keys are translated by the c
 from __future__ import annotations
 
 from generator.estimate.formats import (
+    DEFAULTS,
+    ERRORS,
     GGUF_ONLY_RUNTIMES,
+    GGUF_RUNTIME_LOADS,
     KV_BY_RUNTIME,
     KV_BYTES,
-    LORA_RANK,
+    LIMITS,
     LORA_TARGETS,
+    MODE_WEIGHTS,
     MODES,
     OPTIMIZERS,
     RUNTIMES,
+    TABLES,
+    TRAINING_RUNTIMES,
     WEIGHT_FORMATS,
     default_runtime,
     default_weights,
@@ -32,15 +38,15 @@ from generator.estimate.memory import (
 )
 from generator.estimate.speed import decode_tokens_per_s, matrix_tflops, prefill_tokens_per_s, relative_training, speed_constants
 
-DEFAULTS = {"mode": "inference", "kv_cache": "f16", "context": 4096, "batch": 1, "gpus": 1, "flash_attention": True,
-            "checkpointing": True, "lora_rank": LORA_RANK, "gpu_layers": None, "optimizer": "adamw", "master_weights": True,
-            "optimizer_in_backward": False, "chunked_loss": False, "lora_targets": list(LORA_TARGETS)}
-TRAINING_WEIGHTS = ("f32", "bf16", "f16")
-MAX_CONTEXT_SEARCH = 1 << 24
+MAX_CONTEXT_SEARCH = LIMITS["context_search"]
 
 
 class EstimateError(ValueError):
+    """Input the engine cannot estimate; ``key`` is one of ``formats.ERRORS`` (tables.json)."""
+
     def __init__(self, key: str, params: dict | None = None):
+        if key not in ERRORS:
+            raise KeyError(f"{key} is not an error key of tables.json")
         super().__init__(key)
         self.key = key
         self.params = params or {}
@@ -83,11 +89,17 @@ def resolve_options(options: dict | None) -> dict:
     if o.get("runtime") is None:
         o["runtime"] = default_runtime(o["weights"]) if o.get("weights") else "transformers"
     if o.get("weights") is None:
-        o["weights"] = "nf4" if o["mode"] == "qlora" else default_weights(o["runtime"])
+        o["weights"] = TABLES["modes"].get(o["mode"], {}).get("default_weights") or default_weights(o["runtime"])
     return o
 
 
 def check_options(o: dict, model: dict) -> None:
+    """Each option alone, then what the runtime and the mode accept together."""
+    _check_values(o, model)
+    _check_runtime(o)
+
+
+def _check_values(o: dict, model: dict) -> None:
     for name, allowed in (("mode", MODES), ("runtime", RUNTIMES), ("weights", WEIGHT_FORMATS), ("kv_cache", KV_BYTES),
                           ("optimizer", OPTIMIZERS)):
         if o[name] not in allowed:
@@ -101,18 +113,21 @@ def check_options(o: dict, model: dict) -> None:
         raise EstimateError("est.err.lora_targets", {"targets": ", ".join(LORA_TARGETS)})
     if o["gpu_layers"] is not None and not (isinstance(o["gpu_layers"], int) and 0 <= o["gpu_layers"] <= model["layers"]):
         raise EstimateError("est.err.gpu_layers", {"layers": model["layers"]})
+
+
+def _check_runtime(o: dict) -> None:
     if is_gguf(o["weights"]) and o["runtime"] not in GGUF_ONLY_RUNTIMES:
         raise EstimateError("est.err.gguf_runtime", {"weights": o["weights"], "runtime": o["runtime"]})
-    if o["runtime"] in GGUF_ONLY_RUNTIMES and not is_gguf(o["weights"]) and o["weights"] not in ("f32", "bf16", "f16", "mxfp4"):
+    if o["runtime"] in GGUF_ONLY_RUNTIMES and not is_gguf(o["weights"]) and o["weights"] not in GGUF_RUNTIME_LOADS[o["runtime"]]:
         raise EstimateError("est.err.format_runtime", {"weights": o["weights"], "runtime": o["runtime"]})
     if o["kv_cache"] not in KV_BY_RUNTIME.get(o["runtime"], tuple(KV_BYTES)):
         raise EstimateError("est.err.kv_runtime", {"kv_cache": o["kv_cache"], "runtime": o["runtime"]})
     if o["mode"] != "inference":
-        if o["runtime"] not in ("transformers", "pytorch"):
+        if o["runtime"] not in TRAINING_RUNTIMES:
             raise EstimateError("est.err.training_runtime", {"runtime": o["runtime"]})
-        if o["mode"] == "qlora" and o["weights"] != "nf4":
+        if o["mode"] == "qlora" and o["weights"] not in MODE_WEIGHTS["qlora"]:
             raise EstimateError("est.err.qlora_weights")
-        if o["mode"] in ("full", "lora") and o["weights"] not in TRAINING_WEIGHTS:
+        if o["mode"] in ("full", "lora") and o["weights"] not in MODE_WEIGHTS[o["mode"]]:
             raise EstimateError("est.err.training_weights", {"weights": o["weights"]})
         if o["gpu_layers"] is not None:
             raise EstimateError("est.err.gpu_layers_training")

@@ -1,5 +1,8 @@
 """Weight formats, KV-cache precisions and runtimes: the fixed numbers of the estimation engine.
 
+They are read from ``docs/assets/js/calc/tables.json``, the one file the browser's
+``estimate.mjs`` reads too; this module gives them the names the engine uses.
+
 Bits per weight are the real storage cost of each format, block scales included:
 
 - ``f32`` 32, ``bf16``/``f16`` 16.
@@ -29,65 +32,67 @@ KV cache bytes per stored value: f16/bf16 2, fp8 1, q8_0 34/32 = 1.0625, q4_0 18
 """
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 GIB = 1024 ** 3
+
+# The one copy of the engine's fixed tables, served to the browser beside estimate.mjs, which reads
+# the same file (tests/test_estimate_tables.py checks both sides read it).
+TABLES_PATH = Path(__file__).resolve().parents[2] / "docs" / "assets" / "js" / "calc" / "tables.json"
+TABLES: dict = json.loads(TABLES_PATH.read_text(encoding="utf-8"))
 
 # base: bits of the linear layers; more: (extra bits, share of attn_v/ffn_down layers) for k-quant mixtures;
 # head: bits of the output head; embed: bits of untied token embeddings.
-WEIGHT_FORMATS: dict[str, dict] = {
-    "f32": {"base": 32.0, "head": 32.0, "embed": 32.0, "gguf": False},
-    "bf16": {"base": 16.0, "head": 16.0, "embed": 16.0, "gguf": False},
-    "f16": {"base": 16.0, "head": 16.0, "embed": 16.0, "gguf": False},
-    "fp8": {"base": 8.0, "head": 16.0, "embed": 16.0, "gguf": False},
-    "int8": {"base": 8.0, "head": 16.0, "embed": 16.0, "gguf": False},
-    "q8_0": {"base": 8.5, "head": 8.5, "embed": 8.5, "gguf": True},
-    "q6_k": {"base": 6.5625, "head": 6.5625, "embed": 6.5625, "gguf": True},
-    "q5_k_m": {"base": 5.5, "more_bits": 1.0625, "more_share": 0.5, "head": 6.5625, "embed": 5.5, "gguf": True},
-    "q4_k_m": {"base": 4.5, "more_bits": 2.0625, "more_share": 0.5, "head": 6.5625, "embed": 4.5, "gguf": True},
-    "q4_k_s": {"base": 4.5, "more_bits": 1.0, "more_share": 0.125, "head": 6.5625, "embed": 4.5, "gguf": True},
-    "q4_0": {"base": 4.5, "head": 6.5625, "embed": 4.5, "gguf": True},
-    "mxfp4": {"base": 16.0, "experts": 4.25, "head": 16.0, "embed": 16.0, "gguf": False, "gguf_rest": 8.5},
-    "nf4": {"base": 4.127, "head": 16.0, "embed": 16.0, "gguf": False},
-    "awq": {"base": 4.25, "head": 16.0, "embed": 16.0, "gguf": False},
-    "gptq": {"base": 4.25, "head": 16.0, "embed": 16.0, "gguf": False},
-}
+WEIGHT_FORMATS: dict[str, dict] = TABLES["weight_formats"]
+KV_BYTES: dict[str, float] = TABLES["kv_cache"]
 
-KV_BYTES: dict[str, float] = {"f16": 2.0, "bf16": 2.0, "fp8": 1.0, "q8_0": 8.5 / 8, "q4_0": 4.5 / 8}
-
-RUNTIMES = ("llama.cpp", "transformers", "vllm", "sglang", "tensorrt-llm", "mlx", "exllamav2", "pytorch")
-CLI_RUNTIMES = ("llama.cpp", "transformers", "vllm")
-MODES = ("inference", "full", "lora", "qlora")
+_RUNTIME = TABLES["runtimes"]
+RUNTIMES = tuple(_RUNTIME)
+# the runtimes the calculator and the command offer
+CLI_RUNTIMES = tuple(r for r, t in _RUNTIME.items() if t.get("offered"))
+MODES = tuple(TABLES["modes"])
 # Training optimizers: bytes of state each holds per trainable parameter on the GPU, and in host
 # memory. AdamW: two fp32 moments; bitsandbytes' 8-bit AdamW: two 8-bit moments (block-wise
 # scales are a fraction of a percent more); its paged variant keeps them in memory the driver
 # moves to the host when the GPU runs short, so they need not fit on the card; SGD: one fp32
 # momentum buffer. Mixed-precision full fine-tuning adds the fp32 master weights (4 B) whatever
 # the optimizer.
-OPTIMIZERS: dict[str, tuple[float, float]] = {"adamw": (8.0, 0.0), "adamw-8bit": (2.0, 0.0),
-                                              "paged-adamw-8bit": (0.0, 2.0), "sgd": (4.0, 0.0)}
+OPTIMIZERS: dict[str, tuple[float, float]] = {name: (o["state_bytes"], o["host_state_bytes"])
+                                              for name, o in TABLES["optimizers"].items()}
 # LoRA: the projections an adapter may sit on (attention's query, key, value and output; the
 # MLP's gate, up and down), all of them by default.
-LORA_TARGETS = ("q", "k", "v", "o", "gate", "up", "down")
-LORA_RANK = 16  # the adapters' rank when none is given
+LORA_TARGETS = tuple(TABLES["lora_targets"])
+LORA_RANK = TABLES["defaults"]["lora_rank"]  # the adapters' rank when none is given
 # a loss computed in chunks upcasts this many pieces of the logits to fp32 one after the other
 # (torchtune's CEWithChunkedOutputLoss default)
-LOSS_CHUNKS = 8
+LOSS_CHUNKS = TABLES["memory"]["loss_chunks"]
 # runtimes that split a model by layers over several GPUs (one GPU works at a time during decode);
 # the others use tensor parallelism (every GPU reads its slice of every layer at once).
-LAYER_SPLIT_RUNTIMES = ("llama.cpp", "transformers", "pytorch", "mlx", "exllamav2")
+LAYER_SPLIT_RUNTIMES = tuple(r for r, t in _RUNTIME.items() if t["split"] == "layers")
 # which KV-cache precisions each runtime offers
-KV_BY_RUNTIME = {
-    "llama.cpp": ("f16", "bf16", "q8_0", "q4_0"),
-    "transformers": ("f16", "bf16"),
-    "pytorch": ("f16", "bf16"),
-    "vllm": ("f16", "bf16", "fp8"),
-    "sglang": ("f16", "bf16", "fp8"),
-    "tensorrt-llm": ("f16", "bf16", "fp8"),
-    "mlx": ("f16", "bf16"),
-    "exllamav2": ("f16", "bf16", "q8_0", "q4_0"),
-}
-GGUF_ONLY_RUNTIMES = ("llama.cpp",)
+KV_BY_RUNTIME = {r: tuple(t["kv_cache"]) for r, t in _RUNTIME.items()}
+# runtimes that load GGUF files and, of the other formats, only those they list
+GGUF_ONLY_RUNTIMES = tuple(r for r, t in _RUNTIME.items() if t.get("gguf"))
+GGUF_RUNTIME_LOADS = {r: tuple(_RUNTIME[r]["loads"]) for r in GGUF_ONLY_RUNTIMES}
+# runtimes that serve requests: a scheduler step of max_batched_tokens, the card pre-allocated
+SERVING_RUNTIMES = tuple(r for r, t in _RUNTIME.items() if t.get("serving"))
+# runtimes training is estimated for
+TRAINING_RUNTIMES = tuple(r for r, t in _RUNTIME.items() if t.get("training"))
+# the formats each training mode trains on (all of them for inference)
+MODE_WEIGHTS = {m: tuple(t["weights"]) for m, t in TABLES["modes"].items() if "weights" in t}
+TRAINING_WEIGHTS = MODE_WEIGHTS["full"]
+# tokens of one pass: llama.cpp's micro-batch, the serving runtimes' scheduler step
+UBATCH = {r: t["ubatch"] for r, t in _RUNTIME.items() if "ubatch" in t}
 
-VENDOR_BACKEND = {"nvidia": "cuda", "amd": "rocm", "apple": "metal", "intel": "xpu", "google": "tpu"}
+VENDOR_BACKEND = TABLES["backends"]
+# the options an estimate takes when it is not given them (the runtime and the weights follow
+# from each other: default_runtime, default_weights)
+DEFAULTS: dict = {**TABLES["defaults"], "lora_targets": list(LORA_TARGETS)}
+LIMITS: dict = TABLES["limits"]
+# the keys of EstimateError, each with its message: the calculator's field and interface text
+# (data/ui.yaml), the command's English sentence
+ERRORS: dict[str, dict] = TABLES["errors"]
 
 
 def is_gguf(weights: str) -> bool:
@@ -96,12 +101,12 @@ def is_gguf(weights: str) -> bool:
 
 def default_runtime(weights: str) -> str:
     """llama.cpp for GGUF formats, transformers for everything else."""
-    return "llama.cpp" if is_gguf(weights) else "transformers"
+    return GGUF_ONLY_RUNTIMES[0] if is_gguf(weights) else TABLES["default_runtime"]
 
 
 def default_weights(runtime: str | None) -> str:
     """f16 for llama.cpp (GGUF's 16-bit type), bf16 elsewhere; both are 16 bits, so sizes agree."""
-    return "f16" if runtime == "llama.cpp" else "bf16"
+    return _RUNTIME.get(runtime or "", {}).get("default_weights") or TABLES["default_weights"]
 
 
 def backend(gpu: dict) -> str:

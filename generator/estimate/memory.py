@@ -83,20 +83,23 @@ from generator.estimate.formats import (
     LORA_TARGETS,
     LOSS_CHUNKS,
     OPTIMIZERS,
+    SERVING_RUNTIMES,
+    TABLES,
+    UBATCH,
     WEIGHT_FORMATS,
 )
 
-DEFAULT_MEMORY = {
-    "llama.cpp": {"overhead_bytes": 0.35 * GIB, "act_scale": 1.0},
-    "transformers": {"overhead_bytes": 0.5 * GIB, "act_scale": 1.0},
-    "vllm": {"overhead_bytes": 1.5 * GIB, "act_scale": 1.0},
-    "*": {"overhead_bytes": 0.5 * GIB, "act_scale": 1.0},
-}
-VLLM_UTILIZATION = 0.9
-SERVING_RUNTIMES = ("vllm", "sglang", "tensorrt-llm")
-MAX_BATCHED_TOKENS = 8192
-LLAMA_CPP_UBATCH = 512
-UNIFIED_SHARE_DEFAULT = 0.75
+
+def _memory_defaults(t: dict) -> dict:
+    return {"overhead_bytes": t["overhead_gib"] * GIB, "act_scale": t["act_scale"]}
+
+
+DEFAULT_MEMORY = {**{r: _memory_defaults(t["memory"]) for r, t in TABLES["runtimes"].items() if "memory" in t},
+                  "*": _memory_defaults(TABLES["memory"])}
+VLLM_UTILIZATION = TABLES["memory"]["serving_utilization"]
+MAX_BATCHED_TOKENS = TABLES["memory"]["max_batched_tokens"]
+LLAMA_CPP_UBATCH = UBATCH["llama.cpp"]
+UNIFIED_SHARE_DEFAULT = TABLES["memory"]["unified_share"]
 
 
 def _i(model: dict, key: str, default=0):

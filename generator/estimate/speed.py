@@ -66,17 +66,14 @@ from __future__ import annotations
 import math
 import re
 
-from generator.estimate.formats import LAYER_SPLIT_RUNTIMES, backend
-from generator.estimate.memory import SERVING_RUNTIMES, expert_fraction, kv_cache_bytes, weights_parts
+from generator.estimate.formats import LAYER_SPLIT_RUNTIMES, SERVING_RUNTIMES, TABLES, UBATCH, backend
+from generator.estimate.memory import expert_fraction, kv_cache_bytes, weights_parts
 
-DEFAULT_SPEED = {"eff_bw": 0.75, "overhead_s": 0.0005, "overhead_s_per_layer": 0.0, "eff_compute": 0.5, "eff_cpu": 0.6,
-                 "tp_latency_s": 1.0e-5, "cpu_bandwidth_gbs": 60.0, "pcie_gbs": 25.0, "moe_prefill": 1.0,
-                 "kv_factor": 1.0, "overhead_s_per_expert": 0.0, "overhead_s_per_sync": 0.0}
-DEFAULT_RELATIVE = {"a": 0.5, "b": 0.5, "c": 0.0, "d": 0.0}
+DEFAULT_SPEED = dict(TABLES["speed"])
+DEFAULT_RELATIVE = dict(TABLES["relative"])
 # transformers copies the cache out to every query head before attention (repeat_kv): each query
 # head beyond the first that shares a KV head costs one write and one read of the cache
-KV_COPIES = {"transformers": 2.0}
-UBATCH = {"llama.cpp": 512, "vllm": 8192, "sglang": 8192, "tensorrt-llm": 8192}
+KV_COPIES = {r: t["kv_copies"] for r, t in TABLES["runtimes"].items() if "kv_copies" in t}
 
 
 def version_tuple(version) -> tuple | None:

@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 
 from generator import reuse
-from generator.estimate import EstimateError, estimate, fitting, published, reference_id
+from generator.estimate import EstimateError, estimate, fitting, formats, published, reference_id
 from generator.estimate.relative_fit import relative_groups, training_estimates, training_group
 from generator.facts.engine_input import ENGINE_GPU_FIELDS, engine_dict, from_dataset
 
@@ -220,6 +220,7 @@ def _digest(bundle, records: dict | None = None) -> str:
         h.update(_part(("revision", rev.get("id")), records, _relative_view, rev))
     for src in sorted((Path(__file__).resolve().parents[1] / "estimate").glob("*.py")):
         h.update(src.read_bytes())
+    h.update(formats.TABLES_PATH.read_bytes())  # the engine's tables are part of its code
     return h.hexdigest()[:20]
 
 

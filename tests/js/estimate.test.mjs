@@ -62,3 +62,59 @@ test("every weight format and KV precision has a golden case", () => {
     assert.ok(fixture.cases.some((c) => c.expect && (c.options.kv_cache || "f16") === kv), kv);
   }
 });
+
+// Every exported function against its Python twin: tests/fixtures/estimate_functions.json holds
+// what generator/estimate returns for each call (rewrite it with tests/fixtures/update_estimate_functions.py).
+const functions = JSON.parse(readFileSync(new URL("../fixtures/estimate_functions.json", import.meta.url), "utf8"));
+
+function resolveArg(arg) {
+  if (Array.isArray(arg)) return arg.map(resolveArg);
+  if (typeof arg !== "string" || !arg.startsWith("@")) return arg;
+  const at = arg.indexOf(":");
+  const kind = at < 0 ? arg.slice(1) : arg.slice(1, at), name = arg.slice(at + 1);
+  if (kind === "model") return fixture.models[name];
+  if (kind === "gpu") return fixture.gpus[name];
+  if (kind === "options") return E.resolveOptions(JSON.parse(name));
+  return kind === "table" ? fixture.table : fixture.table[kind];
+}
+
+function callJs(fn, args) {
+  try {
+    const value = E[fn](...args.map(resolveArg));
+    return value === undefined ? null : JSON.parse(JSON.stringify(value));
+  } catch (exc) {
+    if (exc instanceof E.EstimateError) return { error: { key: exc.key, params: exc.params } };
+    throw exc;
+  }
+}
+
+// the same keys and values (numbers within 1e-12: the two languages may round the last bit apart)
+function same(actual, expected, where) {
+  if (typeof expected === "number") {
+    assert.equal(typeof actual, "number", `${where}: ${actual}`);
+    assert.ok(Math.abs(actual - expected) <= 1e-12 * Math.max(1, Math.abs(expected)), `${where}: ${actual} != ${expected}`);
+  } else if (Array.isArray(expected)) {
+    assert.ok(Array.isArray(actual) && actual.length === expected.length, `${where}: ${JSON.stringify(actual)}`);
+    expected.forEach((e, i) => same(actual[i], e, `${where}[${i}]`));
+  } else if (expected && typeof expected === "object") {
+    assert.ok(actual && typeof actual === "object", `${where}: ${JSON.stringify(actual)}`);
+    assert.deepEqual(Object.keys(actual).sort(), Object.keys(expected).sort(), where);
+    for (const [k, e] of Object.entries(expected)) same(actual[k], e, `${where}.${k}`);
+  } else {
+    assert.equal(actual, expected, where);
+  }
+}
+
+const byFunction = Map.groupBy ? Map.groupBy(functions.calls, (c) => c.fn)
+  : functions.calls.reduce((m, c) => m.set(c.fn, [...(m.get(c.fn) || []), c]), new Map());
+for (const [fn, calls] of byFunction) {
+  test(`twin of Python: ${fn}`, () => {
+    calls.forEach((c, i) => same(callJs(fn, c.args), c.expect, `${fn} #${i}`));
+  });
+}
+
+test("every exported function has calls in estimate_functions.json", () => {
+  const isClass = (v) => /^class\b/.test(Function.prototype.toString.call(v));
+  const exported = Object.keys(E).filter((k) => typeof E[k] === "function" && !isClass(E[k]));
+  assert.deepEqual(exported.filter((k) => !byFunction.has(k)), []);
+});

@@ -221,3 +221,34 @@ test("LoRA's rank and adapters and the loss in chunks reach the estimate; an old
   const full = (chunk) => L.evaluate(raw({ mode: "full", weights: "bf16", chunk }), ctx).result.memory.activations_bytes;
   assert.equal(full("0") - full("1"), 5 * 128256 * 4096);
 });
+
+test("each engine error reaches the field and the text tables.json names for it", () => {
+  const params = { field: "context" };
+  for (const [key, spec] of Object.entries(E.ERRORS)) {
+    const [field, msg] = L.engineError({ key, params }, "lora");
+    if (!spec.ui) {
+      assert.deepEqual([field, msg.key], ["model", "calc.err.choice"], key);
+      continue;
+    }
+    assert.equal(field, spec.field === "{field}" ? "context" : spec.field, key);
+    assert.equal(msg.key, spec.ui, key);
+    assert.equal(L.engineError({ key, params }, "full")[1].key, spec.ui_full || spec.ui, key);
+  }
+  assert.deepEqual(L.engineError({ key: "est.err.positive", params: { field: "lora_rank" } }, "lora"),
+    ["rank", { key: "calc.err.positive", params: {} }]);
+});
+
+test("the form's choices and limits are the engine's tables", () => {
+  const T = E.TABLES;
+  assert.deepEqual(L.MODES, Object.keys(T.modes));
+  assert.deepEqual(L.RUNTIMES, Object.keys(T.runtimes).filter((r) => T.runtimes[r].offered));
+  assert.deepEqual([...L.WEIGHTS].sort(), Object.keys(T.weight_formats).sort());
+  assert.deepEqual(L.WEIGHTS.slice(0, T.calculator.weights_first.length), T.calculator.weights_first);
+  assert.deepEqual(L.KV, Object.keys(T.kv_cache));
+  assert.deepEqual(L.OPT, Object.keys(T.optimizers));
+  assert.deepEqual(L.TARGETS, Object.keys(T.calculator.lora_presets));
+  assert.deepEqual(L.LORA_PRESETS.all, T.lora_targets);
+  assert.deepEqual(L.RUN_FIELDS, { context: T.limits.context, batch: T.limits.batch, gpus: T.limits.gpus });
+  assert.equal(L.RANK_FIELD, T.limits.lora_rank);
+  assert.equal(L.MAX_CARDS, T.limits.cards);
+});

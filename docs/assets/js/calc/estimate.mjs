@@ -1,80 +1,74 @@
 // The estimation engine in the browser: memory, decode/prefill speed and relative training
 // throughput of an LLM on a GPU. Twin of generator/estimate/ (formats, memory, speed, engine):
-// same formulas, same results, checked against tests/fixtures/estimate.json on both sides.
+// same formulas, same results, checked against tests/fixtures/estimate.json and, function by
+// function, tests/fixtures/estimate_functions.json. The fixed tables are tables.json, read by both.
 // No fitting here: the fitted constants, the error table and the reference GPU arrive as data
 // (`table` = {constants, errors, reference}). No DOM, no text: errors are keys, translated elsewhere.
 
 export const GIB = 1024 ** 3;
 
-export const WEIGHT_FORMATS = {
-  f32: { base: 32, head: 32, embed: 32, gguf: false },
-  bf16: { base: 16, head: 16, embed: 16, gguf: false },
-  f16: { base: 16, head: 16, embed: 16, gguf: false },
-  fp8: { base: 8, head: 16, embed: 16, gguf: false },
-  int8: { base: 8, head: 16, embed: 16, gguf: false },
-  q8_0: { base: 8.5, head: 8.5, embed: 8.5, gguf: true },
-  q6_k: { base: 6.5625, head: 6.5625, embed: 6.5625, gguf: true },
-  q5_k_m: { base: 5.5, more_bits: 1.0625, more_share: 0.5, head: 6.5625, embed: 5.5, gguf: true },
-  q4_k_m: { base: 4.5, more_bits: 2.0625, more_share: 0.5, head: 6.5625, embed: 4.5, gguf: true },
-  q4_k_s: { base: 4.5, more_bits: 1.0, more_share: 0.125, head: 6.5625, embed: 4.5, gguf: true },
-  q4_0: { base: 4.5, head: 6.5625, embed: 4.5, gguf: true },
-  mxfp4: { base: 16, experts: 4.25, head: 16, embed: 16, gguf: false, gguf_rest: 8.5 },
-  nf4: { base: 4.127, head: 16, embed: 16, gguf: false },
-  awq: { base: 4.25, head: 16, embed: 16, gguf: false },
-  gptq: { base: 4.25, head: 16, embed: 16, gguf: false },
-};
-export const KV_BYTES = { f16: 2, bf16: 2, fp8: 1, q8_0: 8.5 / 8, q4_0: 4.5 / 8 };
-export const RUNTIMES = ["llama.cpp", "transformers", "vllm", "sglang", "tensorrt-llm", "mlx", "exllamav2", "pytorch"];
-export const MODES = ["inference", "full", "lora", "qlora"];
+// The engine's fixed tables: tables.json beside this file, the one copy generator/estimate/formats.py
+// reads too. Fetched in the browser; read from disk when this module runs in Node (the tests).
+async function readTables(url) {
+  if (url.protocol === "file:") {
+    const { readFileSync } = await import("node:fs");
+    return JSON.parse(readFileSync(url, "utf8"));
+  }
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  return response.json();
+}
+export const TABLES = await readTables(new URL("./tables.json", import.meta.url));
+
+const RUNTIME = TABLES.runtimes;
+const runtimesWith = (test) => Object.keys(RUNTIME).filter((r) => test(RUNTIME[r]));
+const memoryDefaults = (t) => ({ overhead_bytes: t.overhead_gib * GIB, act_scale: t.act_scale });
+
+export const WEIGHT_FORMATS = TABLES.weight_formats;
+export const KV_BYTES = TABLES.kv_cache;
+export const RUNTIMES = Object.keys(RUNTIME);
+/** The runtimes the calculator and the command offer. */
+export const OFFERED_RUNTIMES = runtimesWith((t) => t.offered);
+export const MODES = Object.keys(TABLES.modes);
 // Training optimizers: [bytes of state per trainable parameter on the GPU, in host memory] (formats.py).
-export const OPTIMIZERS = { adamw: [8, 0], "adamw-8bit": [2, 0], "paged-adamw-8bit": [0, 2], sgd: [4, 0] };
+export const OPTIMIZERS = Object.fromEntries(Object.entries(TABLES.optimizers).map(([k, o]) => [k, [o.state_bytes, o.host_state_bytes]]));
 // LoRA: the projections an adapter may sit on (all by default)
-export const LORA_TARGETS = ["q", "k", "v", "o", "gate", "up", "down"];
-export const LORA_RANK = 16;
+export const LORA_TARGETS = TABLES.lora_targets;
+export const LORA_RANK = TABLES.defaults.lora_rank;
 // a loss computed in chunks upcasts this many pieces of the logits to fp32 one after the other
-export const LOSS_CHUNKS = 8;
-export const LAYER_SPLIT_RUNTIMES = ["llama.cpp", "transformers", "pytorch", "mlx", "exllamav2"];
-export const KV_BY_RUNTIME = {
-  "llama.cpp": ["f16", "bf16", "q8_0", "q4_0"],
-  transformers: ["f16", "bf16"],
-  pytorch: ["f16", "bf16"],
-  vllm: ["f16", "bf16", "fp8"],
-  sglang: ["f16", "bf16", "fp8"],
-  "tensorrt-llm": ["f16", "bf16", "fp8"],
-  mlx: ["f16", "bf16"],
-  exllamav2: ["f16", "bf16", "q8_0", "q4_0"],
-};
-export const VENDOR_BACKEND = { nvidia: "cuda", amd: "rocm", apple: "metal", intel: "xpu", google: "tpu" };
-export const SERVING_RUNTIMES = ["vllm", "sglang", "tensorrt-llm"];
+export const LOSS_CHUNKS = TABLES.memory.loss_chunks;
+export const LAYER_SPLIT_RUNTIMES = runtimesWith((t) => t.split === "layers");
+export const KV_BY_RUNTIME = Object.fromEntries(RUNTIMES.map((r) => [r, RUNTIME[r].kv_cache]));
+// runtimes that load GGUF files and, of the other formats, only those they list
+export const GGUF_ONLY_RUNTIMES = runtimesWith((t) => t.gguf);
+export const SERVING_RUNTIMES = runtimesWith((t) => t.serving);
+export const TRAINING_RUNTIMES = runtimesWith((t) => t.training);
+export const VENDOR_BACKEND = TABLES.backends;
 export const DEFAULT_MEMORY = {
-  "llama.cpp": { overhead_bytes: 0.35 * GIB, act_scale: 1.0 },
-  transformers: { overhead_bytes: 0.5 * GIB, act_scale: 1.0 },
-  vllm: { overhead_bytes: 1.5 * GIB, act_scale: 1.0 },
-  "*": { overhead_bytes: 0.5 * GIB, act_scale: 1.0 },
+  ...Object.fromEntries(runtimesWith((t) => t.memory).map((r) => [r, memoryDefaults(RUNTIME[r].memory)])),
+  "*": memoryDefaults(TABLES.memory),
 };
-export const DEFAULT_SPEED = {
-  eff_bw: 0.75, overhead_s: 0.0005, overhead_s_per_layer: 0.0, eff_compute: 0.5, eff_cpu: 0.6,
-  tp_latency_s: 1.0e-5, cpu_bandwidth_gbs: 60.0, pcie_gbs: 25.0, moe_prefill: 1.0, kv_factor: 1.0,
-};
+export const DEFAULT_SPEED = TABLES.speed;
 // transformers copies the cache out to every query head before attention (repeat_kv): each query
 // head beyond the first that shares a KV head costs one more write and read of the cache
-export const KV_COPIES = { transformers: 2.0 };
-export const DEFAULT_RELATIVE = { a: 0.5, b: 0.5, c: 0.0, d: 0.0 };
-export const VLLM_UTILIZATION = 0.9;
-export const MAX_BATCHED_TOKENS = 8192;
-export const LLAMA_CPP_UBATCH = 512;
-export const UNIFIED_SHARE_DEFAULT = 0.75;
-export const UBATCH = { "llama.cpp": 512, vllm: 8192, sglang: 8192, "tensorrt-llm": 8192 };
-export const DEFAULTS = {
-  mode: "inference", kv_cache: "f16", context: 4096, batch: 1, gpus: 1, flash_attention: true,
-  checkpointing: true, lora_rank: LORA_RANK, gpu_layers: null, optimizer: "adamw", master_weights: true,
-  optimizer_in_backward: false, chunked_loss: false, lora_targets: LORA_TARGETS,
-};
-const TRAINING_WEIGHTS = ["f32", "bf16", "f16"];
-const MAX_CONTEXT_SEARCH = 1 << 24;
+export const KV_COPIES = Object.fromEntries(runtimesWith((t) => t.kv_copies).map((r) => [r, RUNTIME[r].kv_copies]));
+export const DEFAULT_RELATIVE = TABLES.relative;
+export const VLLM_UTILIZATION = TABLES.memory.serving_utilization;
+export const MAX_BATCHED_TOKENS = TABLES.memory.max_batched_tokens;
+export const UBATCH = Object.fromEntries(runtimesWith((t) => t.ubatch).map((r) => [r, RUNTIME[r].ubatch]));
+export const LLAMA_CPP_UBATCH = UBATCH["llama.cpp"];
+export const UNIFIED_SHARE_DEFAULT = TABLES.memory.unified_share;
+export const DEFAULTS = { ...TABLES.defaults, lora_targets: LORA_TARGETS };
+/** The keys of EstimateError, each with the calculator's field and text and the command's sentence. */
+export const ERRORS = TABLES.errors;
+const MAX_CONTEXT_SEARCH = TABLES.limits.context_search;
 
 const num = (m, k, d = 0) => (m[k] === null || m[k] === undefined ? d : m[k]);
 const isGguf = (w) => Boolean(WEIGHT_FORMATS[w] && WEIGHT_FORMATS[w].gguf);
+/** llama.cpp for GGUF formats, transformers for everything else. */
+export const defaultRuntime = (w) => (isGguf(w) ? GGUF_ONLY_RUNTIMES[0] : TABLES.default_runtime);
+/** f16 for llama.cpp (GGUF's 16-bit type), bf16 elsewhere. */
+export const defaultWeights = (runtime) => (RUNTIME[runtime] && RUNTIME[runtime].default_weights) || TABLES.default_weights;
 export const backend = (gpu) => VENDOR_BACKEND[String(gpu.vendor || "")] || "other";
 const isMla = (m) => m.attention === "mla" && Boolean(m.kv_lora_rank);
 
@@ -309,7 +303,40 @@ function split(model, gpuLayers) {
   return [onGpu / layers, onGpu === layers];
 }
 
-export function decodeTerms(model, gpu, weights, kvCache, context, batch, runtime, gpus = 1, gpuLayers = null, constants = null) {
+/** "4.51.3" -> [4, 51, 3]; null where the version is missing or not numbered. */
+export function versionTuple(version) {
+  const m = /^v?(\d+)\.(\d+)(?:\.(\d+))?/.exec(String(version ?? "").trim());
+  return m ? m.slice(1).map((g) => Number(g || 0)) : null;
+}
+
+const versionBelow = (v, limit) => v[0] !== limit[0] ? v[0] < limit[0] : v[1] !== limit[1] ? v[1] < limit[1] : v[2] < (limit[2] || 0);
+
+/** Which of the older code paths counted in decode a runtime release takes (speed.py). */
+export function runtimePaths(runtime, version = null) {
+  const v = versionTuple(version);
+  if (runtime !== "transformers" || v === null) return { expert_loop: null, fp8_sync: false };
+  const loop = versionBelow(v, [4, 53]) ? "all" : versionBelow(v, [5, 0]) ? "chosen" : null;
+  return { expert_loop: loop, fp8_sync: versionBelow(v, [5, 4]) };
+}
+
+/** [expert module runs, device-synchronizing linear calls] per decode step on these paths. */
+export function moduleRuns(model, weights, batch, paths) {
+  const layers = model.layers, nExp = Math.trunc(model.experts || 0);
+  const moeLayers = nExp ? layers - Math.trunc(model.dense_layers || 0) : 0;
+  let perLayer = 0;
+  if (paths.expert_loop === "all") perLayer = nExp;
+  else if (paths.expert_loop === "chosen") perLayer = nExp * expertFraction(model, batch);
+  const runs = moeLayers * perLayer;
+  let syncs = 0;
+  if (paths.fp8_sync && weights === "fp8") {
+    const shared = Math.trunc(model.shared_experts || 0);
+    syncs = 4 * layers + 3 * (layers - moeLayers) + 3 * moeLayers * shared + 3 * runs;
+  }
+  return [runs, syncs];
+}
+
+export function decodeTerms(model, gpu, weights, kvCache, context, batch, runtime, gpus = 1, gpuLayers = null, constants = null,
+  runtimeVersion = null) {
   const k = speedConstants(constants, runtime, gpu);
   const w = weightsParts(model, weights, runtime);
   const [frac, headOnGpu] = split(model, gpuLayers);
@@ -324,7 +351,9 @@ export function decodeTerms(model, gpu, weights, kvCache, context, batch, runtim
   const flops = 2 * Math.max(p.active - (model.tied_embeddings ? 0 : p.embed), 0) * batch;
   const tflops = matrixTflops(gpu, weights, runtime) * 1e12;
   const kvS = kv * frac / bw / (tp ? n : 1);
+  const [runs, syncs] = moduleRuns(model, weights, batch, runtimePaths(runtime, runtimeVersion));
   return {
+    expert_runs: runs, sync_calls: syncs,
     mem_s: gpuBytes / bw / (tp ? n : 1),
     kv_s: kvS,
     kv_copy_s: kvS * (KV_COPIES[runtime] || 0) * (queryGroup(model) - 1),
@@ -346,7 +375,8 @@ export function decodeFromTerms(t, k) {
   // the copies made per query head (KV_COPIES)
   const mem = t.mem_s + (k.kv_factor - 1) * t.kv_s + t.kv_copy_s;
   const step = Math.max(mem / k.eff_bw + t.cpu_s / k.eff_cpu, t.compute_s / k.eff_compute);
-  return t.batch / (step + k.overhead_s + k.overhead_s_per_layer * t.layers + t.comm_s);
+  const paths = k.overhead_s_per_expert * (t.expert_runs || 0) + k.overhead_s_per_sync * (t.sync_calls || 0);
+  return t.batch / (step + k.overhead_s + k.overhead_s_per_layer * t.layers + paths + t.comm_s);
 }
 
 export function attentionFlops(model, n) {
@@ -425,7 +455,12 @@ export function relativeTraining(gpu, reference, coeffs = null) {
 // ------------------------------------------------------------------ one estimate
 
 export class EstimateError extends Error {
-  constructor(key, params = {}) { super(key); this.key = key; this.params = params; }
+  constructor(key, params = {}) {
+    if (!Object.hasOwn(ERRORS, key)) throw new Error(`${key} is not an error key of tables.json`);
+    super(key);
+    this.key = key;
+    this.params = params;
+  }
 }
 
 const posInt = (v) => Number.isInteger(v) && v > 0;
@@ -454,8 +489,10 @@ export function checkModel(model) {
 export function resolveOptions(options) {
   const o = { ...DEFAULTS };
   for (const [k, v] of Object.entries(options || {})) if (v !== null && v !== undefined) o[k] = v;
-  if (o.runtime === null || o.runtime === undefined) o.runtime = o.weights ? (isGguf(o.weights) ? "llama.cpp" : "transformers") : "transformers";
-  if (o.weights === null || o.weights === undefined) o.weights = o.mode === "qlora" ? "nf4" : (o.runtime === "llama.cpp" ? "f16" : "bf16");
+  if (o.runtime === null || o.runtime === undefined) o.runtime = o.weights ? defaultRuntime(o.weights) : TABLES.default_runtime;
+  if (o.weights === null || o.weights === undefined) {
+    o.weights = (Object.hasOwn(TABLES.modes, o.mode) && TABLES.modes[o.mode].default_weights) || defaultWeights(o.runtime);
+  }
   return o;
 }
 
@@ -475,19 +512,19 @@ export function checkOptions(o, model) {
   if (o.gpu_layers !== null && !(Number.isInteger(o.gpu_layers) && o.gpu_layers >= 0 && o.gpu_layers <= model.layers)) {
     throw new EstimateError("est.err.gpu_layers", { layers: model.layers });
   }
-  if (isGguf(o.weights) && o.runtime !== "llama.cpp") {
+  if (isGguf(o.weights) && !GGUF_ONLY_RUNTIMES.includes(o.runtime)) {
     throw new EstimateError("est.err.gguf_runtime", { weights: o.weights, runtime: o.runtime });
   }
-  if (o.runtime === "llama.cpp" && !isGguf(o.weights) && !["f32", "bf16", "f16", "mxfp4"].includes(o.weights)) {
+  if (GGUF_ONLY_RUNTIMES.includes(o.runtime) && !isGguf(o.weights) && !RUNTIME[o.runtime].loads.includes(o.weights)) {
     throw new EstimateError("est.err.format_runtime", { weights: o.weights, runtime: o.runtime });
   }
   if (!(KV_BY_RUNTIME[o.runtime] || Object.keys(KV_BYTES)).includes(o.kv_cache)) {
     throw new EstimateError("est.err.kv_runtime", { kv_cache: o.kv_cache, runtime: o.runtime });
   }
   if (o.mode !== "inference") {
-    if (!["transformers", "pytorch"].includes(o.runtime)) throw new EstimateError("est.err.training_runtime", { runtime: o.runtime });
-    if (o.mode === "qlora" && o.weights !== "nf4") throw new EstimateError("est.err.qlora_weights");
-    if ((o.mode === "full" || o.mode === "lora") && !TRAINING_WEIGHTS.includes(o.weights)) {
+    if (!TRAINING_RUNTIMES.includes(o.runtime)) throw new EstimateError("est.err.training_runtime", { runtime: o.runtime });
+    if (o.mode === "qlora" && !TABLES.modes.qlora.weights.includes(o.weights)) throw new EstimateError("est.err.qlora_weights");
+    if ((o.mode === "full" || o.mode === "lora") && !TABLES.modes[o.mode].weights.includes(o.weights)) {
       throw new EstimateError("est.err.training_weights", { weights: o.weights });
     }
     if (o.gpu_layers !== null) throw new EstimateError("est.err.gpu_layers_training");

@@ -5,7 +5,7 @@ import {
   evaluate, NAMES, ARCH_FIELDS, runtimesFor, weightsFor, kvFor, defaultWeights, findByName, archOf, cardTable,
   bandText, limitBytes, MAX_CARDS,
 } from "./llmform.mjs";
-import { GIB } from "./estimate.mjs";
+import { GIB, DEFAULTS } from "./estimate.mjs";
 import { outputs, readFields, writeField, showErrors, setText, readState, writeState, canonical, el } from "./dom.mjs";
 
 const ARCH = [...Object.keys(ARCH_FIELDS), "tied"];
@@ -68,7 +68,7 @@ export function setup(root, { lang, prefix, msg, fmt, data }) {
     if (!runtimesFor(mode).includes(field("runtime").value)) field("runtime").value = runtimesFor(mode)[0];
     const runtime = field("runtime").value;
     if (!weightsFor(runtime, mode).includes(field("weights").value)) field("weights").value = defaultWeights(runtime, mode);
-    if (!kvFor(runtime).includes(field("kv").value)) field("kv").value = "f16";
+    if (!kvFor(runtime).includes(field("kv").value)) field("kv").value = DEFAULTS.kv_cache;
   };
 
   const gib = (bytes, digits = 2) => fmt(bytes / GIB, digits);

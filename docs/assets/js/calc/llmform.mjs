@@ -5,24 +5,26 @@
 
 import { parseField, parseChoice } from "./formulas.mjs";
 import {
-  WEIGHT_FORMATS, KV_BY_RUNTIME, MODES, OPTIMIZERS, SERVING_RUNTIMES, VLLM_UTILIZATION, DEFAULTS, LORA_TARGETS,
+  TABLES, WEIGHT_FORMATS, KV_BYTES, KV_BY_RUNTIME, MODES, OPTIMIZERS, OFFERED_RUNTIMES, GGUF_ONLY_RUNTIMES, TRAINING_RUNTIMES,
+  SERVING_RUNTIMES, VLLM_UTILIZATION, DEFAULTS, LORA_TARGETS, ERRORS,
   run as runEstimate, resolveOptions, inferenceMemory, trainingMemory, usableBytes,
 } from "./estimate.mjs";
 
+// The choices, their order and the limits come from the engine's tables (tables.json).
+const FORM = TABLES.calculator;
 export { MODES };
-export const RUNTIMES = ["llama.cpp", "transformers", "vllm"];
-/** Weight formats in the order of the form's list. */
-export const WEIGHTS = ["bf16", "f16", "f32", "fp8", "int8", "q8_0", "q6_k", "q5_k_m", "q4_k_m", "q4_k_s", "q4_0",
-  "nf4", "awq", "gptq", "mxfp4"];
-export const KV = ["f16", "bf16", "fp8", "q8_0", "q4_0"];
+export const RUNTIMES = OFFERED_RUNTIMES;
+/** Weight formats in the order of the form's list: the 16-bit ones first, then the engine's order. */
+export const WEIGHTS = [...FORM.weights_first, ...Object.keys(WEIGHT_FORMATS).filter((w) => !FORM.weights_first.includes(w))];
+export const KV = Object.keys(KV_BYTES);
 /** Training optimizers, in the order of the form's list. */
 export const OPT = Object.keys(OPTIMIZERS);
-/** Where LoRA's adapters sit: the form's choices, in the order of its list, and the projections of each. */
-export const LORA_PRESETS = { all: LORA_TARGETS, attention: ["q", "k", "v", "o"], qv: ["q", "v"] };
+/** Where LoRA's adapters sit: the form's choices, in the order of its list, and the projections of each (null: all). */
+export const LORA_PRESETS = Object.fromEntries(Object.entries(FORM.lora_presets).map(([k, v]) => [k, v ?? LORA_TARGETS]));
 export const TARGETS = Object.keys(LORA_PRESETS);
 /** LoRA's rank, read in LoRA and QLoRA only. */
-export const RANK_FIELD = { integer: true, min: 1, max: 4096 };
-export const MAX_CARDS = 64;
+export const RANK_FIELD = TABLES.limits.lora_rank;
+export const MAX_CARDS = TABLES.limits.cards;
 
 /** The model's shape when the reader describes it (custom architecture). */
 export const ARCH_FIELDS = {
@@ -38,11 +40,7 @@ export const ARCH_FIELDS = {
   experts: { integer: true, min: 1, max: 1e5, optional: true },
   experts_k: { integer: true, min: 1, max: 1e5, optional: true },
 };
-export const RUN_FIELDS = {
-  context: { integer: true, min: 1, max: 1e7 },
-  batch: { integer: true, min: 1, max: 1e5 },
-  gpus: { integer: true, min: 1, max: 1024 },
-};
+export const RUN_FIELDS = { context: TABLES.limits.context, batch: TABLES.limits.batch, gpus: TABLES.limits.gpus };
 export const CHOICES = { mode: MODES, runtime: RUNTIMES, weights: WEIGHTS, kv: KV, opt: OPT, targets: TARGETS };
 const CHOICE_DEFAULTS = { opt: DEFAULTS.optimizer, targets: "all" };
 /** Every named input of the form, in the order of the URL. */
@@ -53,16 +51,16 @@ const training = (mode) => mode !== "inference";
 const adapted = (mode) => mode === "lora" || mode === "qlora";
 const gguf = (w) => Boolean(WEIGHT_FORMATS[w] && WEIGHT_FORMATS[w].gguf);
 
-/** Runtimes the mode can use: training is estimated for transformers only. */
+/** Runtimes the mode can use: of those offered, the ones training is estimated for (transformers). */
 export function runtimesFor(mode) {
-  return training(mode) ? ["transformers"] : RUNTIMES.slice();
+  return training(mode) ? RUNTIMES.filter((r) => TRAINING_RUNTIMES.includes(r)) : RUNTIMES.slice();
 }
 
 /** Weight formats a runtime loads in a mode (the rules of estimate.mjs checkOptions). */
 export function weightsFor(runtime, mode) {
-  if (mode === "qlora") return ["nf4"];
-  if (mode === "full" || mode === "lora") return ["bf16", "f16", "f32"];
-  if (runtime === "llama.cpp") return WEIGHTS.filter((w) => gguf(w) || ["f32", "bf16", "f16", "mxfp4"].includes(w));
+  const trained = TABLES.modes[mode] && TABLES.modes[mode].weights;
+  if (trained) return WEIGHTS.filter((w) => trained.includes(w));
+  if (GGUF_ONLY_RUNTIMES.includes(runtime)) return WEIGHTS.filter((w) => gguf(w) || TABLES.runtimes[runtime].loads.includes(w));
   return WEIGHTS.filter((w) => !gguf(w));
 }
 
@@ -72,9 +70,10 @@ export function kvFor(runtime) {
 
 /** The value a choice takes when what it held is no longer allowed. */
 export function defaultWeights(runtime, mode) {
-  if (mode === "qlora") return "nf4";
-  if (training(mode)) return "bf16";
-  return runtime === "llama.cpp" ? "q4_k_m" : "bf16";
+  const m = TABLES.modes[mode];
+  if (m && m.default_weights) return m.default_weights;
+  if (training(mode)) return TABLES.default_weights;
+  return (TABLES.runtimes[runtime] && TABLES.runtimes[runtime].form_weights) || TABLES.default_weights;
 }
 
 const norm = (s) => String(s ?? "").toLowerCase().replace(/[^a-z0-9]+/g, " ").trim();
@@ -121,33 +120,18 @@ export function customModel(v) {
   return model;
 }
 
-/** estimate.mjs error keys -> the field they concern and the form's message key. */
-const ENGINE_ERRORS = {
-  "est.err.kv_heads_above_heads": ["kv_heads", "calc.err.kv_heads"],
-  "est.err.heads_not_divisible": ["heads", "calc.llm.err_heads_divisible"],
-  "est.err.embeddings_above_params": ["params", "calc.llm.err_embeddings"],
-  "est.err.experts_per_token": ["experts_k", "calc.llm.err_experts_k"],
-  "est.err.experts_without_active": ["active", "calc.llm.err_active_needed"],
-  "est.err.active_above_total": ["active", "calc.llm.err_active"],
-  "est.err.gguf_runtime": ["weights", "calc.llm.err_weights_runtime"],
-  "est.err.format_runtime": ["weights", "calc.llm.err_weights_runtime"],
-  "est.err.kv_runtime": ["kv", "calc.llm.err_kv_runtime"],
-  "est.err.training_runtime": ["runtime", "calc.llm.err_training_runtime"],
-  "est.err.qlora_weights": ["weights", "calc.llm.err_qlora_weights"],
-  "est.err.gpu_figures": ["card", "calc.llm.err_card_figures"],
-};
+// The field of the form an engine error's {field} names
 const ENGINE_FIELDS = {
   parameters_b: "params", layers: "layers", hidden_size: "hidden", attention_heads: "heads", kv_heads: "kv_heads",
   head_dim: "head_dim", vocab_size: "vocab", context: "context", batch: "batch", gpus: "gpus", lora_rank: "rank",
 };
 
+/** An error of estimate.mjs -> [the field it concerns, the form's message]: as tables.json's errors map it. */
 export function engineError(e, mode) {
-  if (e.key === "est.err.positive") return [ENGINE_FIELDS[e.params.field] || "model", { key: "calc.err.positive", params: {} }];
-  if (e.key === "est.err.training_weights") {
-    return ["weights", { key: mode === "full" ? "calc.err.train_precision" : "calc.llm.err_lora_weights", params: {} }];
-  }
-  const [field, key] = ENGINE_ERRORS[e.key] || ["model", "calc.err.choice"];
-  return [field, { key, params: {} }];
+  const spec = Object.hasOwn(ERRORS, e.key) ? ERRORS[e.key] : {};
+  if (!spec.ui) return ["model", { key: "calc.err.choice", params: {} }];
+  const field = spec.field === "{field}" ? ENGINE_FIELDS[e.params.field] || "model" : spec.field;
+  return [field, { key: (mode === "full" && spec.ui_full) || spec.ui, params: {} }];
 }
 
 const bool = (x) => x === "1" || x === "true" || x === true;
