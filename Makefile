@@ -14,12 +14,13 @@ export SOURCE_DATE_EPOCH
 BASE   ?= origin/main
 OUT    ?= /dev/stdout
 
-.PHONY: help venv dev-venv site serve validate check lint pr-diff test browser java bench clean
+.PHONY: help venv dev-venv site serve validate check lint pr-diff test test-fast browser java bench clean
 
 help:
 	@echo "make serve   build the site and serve it at http://$(HOST):$(PORT) with live reload"
 	@echo "make site    build the static site into site/ (en at the root, ko/ zh/ fr/ beside it)"
 	@echo "make test    install what the tests need (Chromium included) and run the whole suite"
+	@echo "make test-fast  the tests that need no browser and no site build (a minute or two)"
 	@echo "make bench   build time and size at 1x/10x/100x data, calculator budgets, Lighthouse scores"
 	@echo "make check   the checks a data pull request must pass (lint, validate, format --check, check-specs)"
 	@echo "make pr-diff BASE=ref  what data/ changes against a git ref, as Markdown"
@@ -96,6 +97,10 @@ lint: dev-venv
 
 test: dev-venv lint browser java node_modules/.installed
 	$(BIN)/python -m pytest -n 2 -q
+
+# The tests marked neither browser nor build (tests/conftest.py marks each test from what it uses).
+test-fast: dev-venv lint
+	$(BIN)/python -m pytest -n 2 -q -m "not browser and not build"
 
 bench: dev-venv node_modules/.installed browser
 	mkdir -p build/bench

@@ -7,17 +7,11 @@ tests/test_lighthouse.py."""
 from __future__ import annotations
 
 import os
-import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-
-from lighthouse_server import serve  # noqa: E402
-from test_lighthouse import lighthouse  # noqa: E402
-
-from generator.site.pipeline import Paths, build_site  # noqa: E402
+from benchmarks.lighthouse_server import lighthouse, serve
+from generator.site.pipeline import Paths, build_site
 
 RUNS = int(os.environ.get("LIGHTHOUSE_RUNS", "5"))
 BUDGET = 95

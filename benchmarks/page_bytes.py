@@ -13,19 +13,16 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+from benchmarks import synth
+from benchmarks.lighthouse_server import ARGS, CHROMIUM, serve
+from generator.site import mkdocs_glue
+from generator.site.pipeline import Paths, generate_language, load_or_fail, mkdocs_overrides, read_base_config
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-
-from lighthouse_server import serve  # noqa: E402
-
-from benchmarks import synth  # noqa: E402
-from generator.site import mkdocs_glue  # noqa: E402
-from generator.site.pipeline import Paths, generate_language, load_or_fail, mkdocs_overrides, read_base_config  # noqa: E402
 
 PAGES = {"home": "index.md", "catalogue": "gpus/index.md", "gpu page": "gpus/rtx-2070.md",
          "revisions": "revisions/index.md", "today": "today/index.md", "model page": "models/llama-3-8b.md",
@@ -57,7 +54,6 @@ def build(factor: int, tmp: Path) -> tuple[Path, int, float]:
 
 def page_loads(site: Path) -> dict:
     from playwright.sync_api import sync_playwright
-    from test_browser import ARGS, CHROMIUM
 
     httpd, base = serve(site)
     out = {}

@@ -227,9 +227,24 @@ TRAINING = Memo("training rows' estimates", ("fit digest",), limit=1)
 OF_ROWS = Memo("answers of the measured rows", ("every measured row", "query"), limit=64)
 OF_REVISIONS = Memo("answers of the revisions", ("every revision record", "query"), limit=64)
 DIGEST_PARTS = Memo("serialized parts of the fit digest", ("record", "part"), limit=500_000)
+# MkDocs' builds (generator.site): what Jinja lists of the theme's files (kept by a preview, and by
+# a full build before its languages fork), MkDocs' list of a docs folder's files (the preview's
+# steps), the answers kept in files between builds (reuse.Kept: the one in use of each kind, and
+# the folder they are kept in), and what their replaced internals work out once.
+THEME_FILES = Lru("the theme's files, as Jinja lists them", ("theme's template folders",), limit=8)
+LISTED_FILES = Lru("MkDocs' list of a docs folder's files", ("docs folder", "site folder", "directory URLs",
+                                                             "excluded docs"), limit=8)
+KEPT_FILES = Lru("answers kept in files: their folder, the file in use of each kind",
+                 ("kind", "file", "key of its answers"), limit=4)
+MEDIA_PARSED = Lru("scripts and style sheets as the privacy plugin parsed them", ("path", "size", "modification time"),
+                   limit=4096)
+SITE_SIGNATURES = Memo("what a page's render reads of its site", ("MkDocs' files", "MkDocs' configuration"), limit=4)
+CODE_DIGESTS = Memo("digests of modules' code", ("module file",), limit=16)
+PACKAGE_VERSIONS = Memo("installed versions of packages", ("package",), limit=16)
 
 MEMORY: tuple[Memo | Lru | PerObject | Scopes, ...] = (
-    PARSED, SEEN, LOADS, FACTS, CHANGES, RECORD_VIEWS, GRID, PREDICTED, TRAINING, OF_ROWS, OF_REVISIONS, DIGEST_PARTS)
+    PARSED, SEEN, LOADS, FACTS, CHANGES, RECORD_VIEWS, GRID, PREDICTED, TRAINING, OF_ROWS, OF_REVISIONS, DIGEST_PARTS,
+    THEME_FILES, LISTED_FILES, KEPT_FILES, MEDIA_PARSED, SITE_SIGNATURES, CODE_DIGESTS, PACKAGE_VERSIONS)
 
 
 def clear() -> None:

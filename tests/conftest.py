@@ -1,112 +1,27 @@
-"""Shared fixtures: a small valid data tree to mutate, and one full build of the real site."""
+"""Shared fixtures (a small valid data tree to mutate, one full build of the real site, Chromium and
+the real site served to it) and the marks each test gets from what it uses."""
 from __future__ import annotations
 
-import datetime as _dt
-import json
+import inspect
 import os
-import re
-import shutil
-import subprocess
-import sys
-from pathlib import Path
+import types
 
 import pytest
+from helpers import EPOCH, DataTree, serve_directory
 
-from generator.data.locales import TRANSLATED_LANGS
+from benchmarks.lighthouse_server import ARGS, CHROMIUM
 
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = ROOT / "tests" / "fixtures"
-TODAY = _dt.date(2026, 11, 22)
-EPOCH = "1767225600"  # 2026-01-01T00:00:00Z
-
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-
-_RUN_JS = """
-import { run } from %s;
-let raw = "";
-process.stdin.on("data", (d) => { raw += d; }).on("end", () => {
-  const a = JSON.parse(raw);
-  const out = a.cases.map((c) => run(c.name, c.raw, { data: a.data, lang: c.lang }));
-  process.stdout.write(JSON.stringify(out));
-});
-"""
-
-
-def run_calcs_js(cases: list[dict], data: dict | None = None) -> list[dict]:
-    """Run calculators of docs/assets/js/calc/formulas.mjs in node, as the browser does: each case
-    is {name, raw[, lang]}; returns each ``run``'s {errors, result}."""
-    node = shutil.which("node")
-    assert node, "node is needed to run the calculators' JavaScript"
-    module = (ROOT / "docs" / "assets" / "js" / "calc" / "formulas.mjs").as_uri()
-    payload = {"cases": [{"lang": "en", **c} for c in cases], "data": data}
-    done = subprocess.run([node, "--input-type=module", "-e", _RUN_JS % json.dumps(module)],
-                          input=json.dumps(payload, default=str), capture_output=True, text=True,
-                          timeout=120, check=False)
-    assert done.returncode == 0, done.stderr[-2000:]
-    return json.loads(done.stdout)
-
-
-def run_calc_js(name: str, raw: dict, data: dict | None = None, lang: str = "en") -> dict:
-    return run_calcs_js([{"name": name, "raw": raw, "lang": lang}], data)[0]
-
-
-class DataTree:
-    """A copy of tests/fixtures/valid under a temporary repo root, with editing helpers."""
-
-    def __init__(self, root: Path):
-        self.root = root
-        self.data = root / "data"
-        shutil.copytree(FIXTURES / "valid", self.data)
-
-    def path(self, rel: str) -> Path:
-        return self.data / rel
-
-    def write(self, rel: str, text: str | bytes) -> Path:
-        p = self.path(rel)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(text, bytes):
-            p.write_bytes(text)
-        else:
-            p.write_text(text, encoding="utf-8")
-        return p
-
-    def read(self, rel: str) -> str:
-        return self.path(rel).read_text(encoding="utf-8")
-
-    def set(self, rel: str, field: str, raw: str) -> None:
-        """Replace the top-level line ``field: ...`` with ``field: raw`` (append when absent)."""
-        text = self.read(rel)
-        pattern = re.compile(rf"^{re.escape(field)}:.*$", re.M)
-        if pattern.search(text):
-            text = pattern.sub(lambda _m: f"{field}: {raw}", text, count=1)
-        else:
-            text = text.rstrip("\n") + f"\n{field}: {raw}\n"
-        self.write(rel, text)
-
-    def drop(self, rel: str, field: str) -> None:
-        text = self.read(rel)
-        self.write(rel, re.sub(rf"^{re.escape(field)}:.*\n", "", text, flags=re.M))
-
-    def use_real_ui(self, translations: bool = False) -> None:
-        """The shipped interface texts (templates and the diff command need all of them), and
-        with ``translations`` their shipped ko/zh/fr versions; otherwise the fixture's Korean
-        interface file, which would be stale, is dropped."""
-        shutil.copyfile(ROOT / "data" / "ui.yaml", self.data / "ui.yaml")
-        for lang in TRANSLATED_LANGS:
-            src, dest = ROOT / "data" / "translations" / lang / "ui.yaml", self.data / "translations" / lang / "ui.yaml"
-            if translations and src.exists():
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(src, dest)
-            elif not translations and dest.exists():
-                dest.unlink()
-
-    def problems(self) -> list[str]:
-        from generator.data.loader import load_dataset
-
-        _, problems = load_dataset(self.data, self.root, today=TODAY)
-        return [str(p) for p in problems]
+# What a test uses decides its marks (`make test-fast` leaves out browser and build):
+#   browser  it drives Chromium: the browser fixtures, Playwright, axe or Lighthouse;
+#   build    it runs the site build: the built_site fixture, build_site or build_fixture;
+#   bench    its module tests a module of benchmarks/;
+#   unit     none of these.
+# A test uses the fixtures it asks for (and theirs), and the names that its code, its fixtures'
+# code and the functions of the tests and of helpers.py that these call name.
+BROWSER_FIXTURES = {"browser", "page", "axe_browser"}
+BROWSER_NAMES = {"sync_playwright", "Axe", "lighthouse"}
+BUILD_FIXTURES = {"built_site"}
+BUILD_NAMES = {"build_site", "build_fixture"}
 
 
 @pytest.fixture
@@ -131,3 +46,88 @@ def built_site(tmp_path_factory):
         else:
             os.environ["SOURCE_DATE_EPOCH"] = old
     return paths.site, ds
+
+
+@pytest.fixture(scope="module")
+def server(built_site):
+    """The real site served on a local port: its address."""
+    yield from serve_directory(built_site[0])
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium (or CHROMIUM) driven by Playwright. Without it the tests fail rather than
+    pass silently; `make test` installs it."""
+    if not os.path.exists(CHROMIUM):
+        pytest.fail(f"Chromium not found at {CHROMIUM}: run `make test` (installs Debian's chromium) or set CHROMIUM")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    pg = context.new_page()
+    pg.set_default_timeout(30000)
+    yield pg
+    context.close()
+
+
+def _code_names(code: types.CodeType) -> set[str]:
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _code_names(const)
+    return names
+
+
+def _ours(obj) -> bool:
+    module = getattr(obj, "__module__", None) or ""
+    return module in ("helpers", "conftest") or module.startswith("test_")
+
+
+def _names_used(functions) -> set[str]:
+    """The global names the functions name, and those of the test and helpers.py functions they call."""
+    names, seen, todo = set(), set(), [inspect.unwrap(f) for f in functions]
+    while todo:
+        fn = todo.pop()
+        if fn in seen or not hasattr(fn, "__code__"):
+            continue
+        seen.add(fn)
+        used = _code_names(fn.__code__)
+        names |= used
+        todo += [inspect.unwrap(v) for n in used if _ours(v := fn.__globals__.get(n)) and callable(v)]
+    return names
+
+
+def _tests_benchmarks(module) -> bool:
+    return any(isinstance(v, types.ModuleType) and v.__name__.startswith("benchmarks.") for v in vars(module).values())
+
+
+def _marks(item) -> set[str]:
+    info = getattr(item, "_fixtureinfo", None)
+    # the fixtures of the tests and conftest.py the test asks for, with theirs (not its parameters)
+    fixtures = {name: d.func for name, defs in (info.name2fixturedefs.items() if info else ()) for d in defs if _ours(d.func)}
+    names = _names_used([getattr(item, "function", None), *fixtures.values()])
+    fixturenames = set(fixtures)
+    marks = {"browser"} if fixturenames & BROWSER_FIXTURES or names & BROWSER_NAMES else set()
+    if fixturenames & BUILD_FIXTURES or names & BUILD_NAMES:
+        marks.add("build")
+    if getattr(item, "module", None) and _tests_benchmarks(item.module):
+        marks.add("bench")
+    return marks
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` picks the tests by their marks
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        given = {m.name for m in item.iter_markers()}
+        marks = _marks(item) - given
+        if not (marks | given) & {"browser", "build", "bench"}:
+            marks = {"unit"} - given
+        for name in sorted(marks):
+            item.add_marker(name)

@@ -3,7 +3,8 @@ in the light and the dark colour scheme."""
 from __future__ import annotations
 
 import pytest
-from test_browser import ARGS, CHROMIUM, server  # noqa: F401  (fixture)
+
+from benchmarks.lighthouse_server import ARGS, CHROMIUM
 
 KINDS = ["", "latest/", "revisions/", "revisions/2019-04-03/", "revisions/2016-07-23/", "gpus/", "gpus/rtx-2070/",
          "compare/?gpus=rtx-4090,rtx-3090", "history/", "diffs/", "diffs/2016-07-23_2017-03-19/", "topics/",

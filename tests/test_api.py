@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 import yaml
-from conftest import ROOT
+from helpers import ROOT
 
 from generator.data.locales import LANGS
 

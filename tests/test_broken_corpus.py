@@ -8,8 +8,7 @@ import hashlib
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES
-from test_build import run_cli
+from helpers import FIXTURES, run_cli
 
 CORPUS = sorted((FIXTURES / "broken").glob("*.yaml"))
 GPU = "gpus/nvidia/rtx-2070.yaml"

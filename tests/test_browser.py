@@ -7,37 +7,15 @@ from __future__ import annotations
 
 import functools
 import http.server
-import os
-import shutil
 import threading
 import time
 from urllib.parse import urlparse
 
 import pytest
-
-CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+from helpers import HOSTILE, DataTree, QuietHandler, build_fixture, open_language_menu_and_pick, serve_directory
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-def _serve(site, handler):
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(site)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-
-
-@pytest.fixture(scope="module")
-def server(built_site):
-    yield from _serve(built_site[0], _Quiet)
-
-
-class _LateRootSitemap(_Quiet):
+class _LateRootSitemap(QuietHandler):
     """Answers the English sitemap last: the theme then learns the other languages' sitemaps
     first, the order in which it once rerouted the language menu to a language's home page."""
 
@@ -49,36 +27,7 @@ class _LateRootSitemap(_Quiet):
 
 @pytest.fixture(scope="module")
 def late_sitemap_server(built_site):
-    yield from _serve(built_site[0], _LateRootSitemap)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not os.path.exists(CHROMIUM):
-        pytest.fail(f"Chromium not found at {CHROMIUM}: run `make test` (installs Debian's chromium) or set CHROMIUM")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    pg = context.new_page()
-    pg.set_default_timeout(30000)
-    yield pg
-    context.close()
-
-
-def open_language_menu_and_pick(page, label):
-    page.wait_for_load_state("networkidle")  # the theme settles the switcher links after load
-    page.locator(".md-header__option .md-select button").first.focus()
-    link = page.locator(".md-select__list").get_by_role("link", name=label, exact=True)
-    link.wait_for(state="visible")
-    link.click()
+    yield from serve_directory(built_site[0], _LateRootSitemap)
 
 
 @pytest.mark.parametrize("start, label, expected", [
@@ -175,9 +124,6 @@ def test_hostile_data_runs_no_script_in_the_browser(browser, tmp_path_factory):
     runs injected code or logs an error caused by the data."""
     import json
 
-    from conftest import DataTree
-    from test_build import HOSTILE, build_fixture
-
     root = tmp_path_factory.mktemp("hostile")
     tree = DataTree(root)
     gpu = "gpus/nvidia/rtx-2070.yaml"
@@ -191,7 +137,7 @@ def test_hostile_data_runs_no_script_in_the_browser(browser, tmp_path_factory):
         "nav.gpus": "<b onmouseover=alert(6)>GPUs</b>", "home.heading": "<script>alert(7)</script>",
         # the theme's tooltips insert a header button's title as HTML
         "theme.to_dark": '"><img src=x onerror="window.__xss=8">'})
-    handler = functools.partial(_Quiet, directory=str(site))
+    handler = functools.partial(QuietHandler, directory=str(site))
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{httpd.server_address[1]}"

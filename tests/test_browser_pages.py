@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from test_browser import browser, open_language_menu_and_pick, page, server  # noqa: F401  (fixtures)
+from helpers import open_language_menu_and_pick
 
 
 def visible_ids(page):
@@ -45,7 +45,7 @@ document.addEventListener("DOMContentLoaded", () => {
 """
 
 
-def test_the_catalogue_arrives_sorted_by_name_and_no_row_moves_on_load(server, browser, built_site):  # noqa: F811
+def test_the_catalogue_arrives_sorted_by_name_and_no_row_moves_on_load(server, browser, built_site):
     """The build writes the rows in the table's default order, so the page does not sort (move
     every row and lay the table out again) when it loads; the name column still says it is sorted
     A to Z, and a click on it sorts Z to A."""
@@ -68,7 +68,7 @@ def test_the_catalogue_arrives_sorted_by_name_and_no_row_moves_on_load(server, b
     page.close()
 
 
-def test_column_chooser_shows_the_usual_four_and_keeps_a_choice(server, browser, built_site):  # noqa: F811
+def test_column_chooser_shows_the_usual_four_and_keeps_a_choice(server, browser, built_site):
     """By default the catalogue shows the name, memory, bandwidth, FP16 tensor throughput and the
     price; a reader can show other columns (also without script), and the address keeps the choice."""
     _, ds = built_site
@@ -232,7 +232,7 @@ def test_language_switch_on_a_gpu_page_and_a_diff_page(server, page):
     page.wait_for_url(server + "/ko/diffs/2016-07-23_2017-03-19/")
 
 
-def test_decision_tree_is_walkable_without_script(server, browser):  # noqa: F811
+def test_decision_tree_is_walkable_without_script(server, browser):
     context = browser.new_context(java_script_enabled=False)
     pg = context.new_page()
     pg.goto(server + "/history/")
@@ -305,7 +305,7 @@ LAYOUT_SHIFTS = """window.__shift = 0; new PerformanceObserver((list) => {
 
 @pytest.mark.parametrize("path", ["/gpus/", "/ko/gpus/", "/models/", "/fr/revisions/2019-04-03/",
                                   "/ko/revisions/2016-09-30/", "/zh/latest/"])
-def test_nothing_moves_when_the_scripts_fill_the_page(server, browser, path):  # noqa: F811
+def test_nothing_moves_when_the_scripts_fill_the_page(server, browser, path):
     """The filter count, the revision selector, the sort icons and the theme's header buttons
     are filled after rendering, and long tables are painted before the browser has read every
     row; their room is reserved, so the page does not shift (cumulative layout shift on a
@@ -340,7 +340,7 @@ PARTIAL_TABLE = """(sel) => {
 
 
 @pytest.mark.parametrize("path", ["/gpus/", "/ko/gpus/", "/zh/gpus/"])
-def test_a_long_table_read_in_part_is_laid_out_as_the_whole(server, browser, path):  # noqa: F811
+def test_a_long_table_read_in_part_is_laid_out_as_the_whole(server, browser, path):
     """While the browser reads a long table it lays out what it has read: the first rows, or
     only the first heading. Neither may size differently from the whole table, or the page
     moves when the rest comes: the columns of the first rows are as wide as with every row
@@ -356,7 +356,7 @@ def test_a_long_table_read_in_part_is_laid_out_as_the_whole(server, browser, pat
 
 
 @pytest.mark.parametrize("lang", ["", "ko/", "zh/", "fr/"])
-def test_today_filters_round_trip_through_the_url(server, page, built_site, lang):  # noqa: F811
+def test_today_filters_round_trip_through_the_url(server, page, built_site, lang):
     """Today's cards: choosing a ranking, a budget and a memory floor re-ranks and hides rows and
     writes the choice into the address; opening that address gives the same rows back."""
     page.goto(f"{server}/{lang}today/")
@@ -389,7 +389,7 @@ def test_today_filters_round_trip_through_the_url(server, page, built_site, lang
     assert [back.nth(i).get_attribute("data-gpu") for i in range(back.count())] == kept
 
 
-def test_compare_marks_the_best_of_each_row(server, page, built_site):  # noqa: F811
+def test_compare_marks_the_best_of_each_row(server, page, built_site):
     """More memory and speed, less power and price: the best chosen card of each row is marked
     (in bold and in words for screen readers); a row where the cards tie or only one has the
     figure marks nothing; per-dollar figures come from the build, to three significant digits."""
@@ -416,7 +416,7 @@ def test_compare_marks_the_best_of_each_row(server, page, built_site):  # noqa: 
 
 
 @pytest.mark.parametrize("lang", ["", "ko/"])
-def test_charts_on_a_phone_say_they_scroll_and_show_a_tapped_point(server, browser, lang):  # noqa: F811
+def test_charts_on_a_phone_say_they_scroll_and_show_a_tapped_point(server, browser, lang):
     """A chart keeps a readable size on a phone and scrolls sideways: a line above it says so,
     and a tap a few pixels off a point writes that point's values under the chart."""
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
@@ -445,7 +445,7 @@ def test_charts_on_a_phone_say_they_scroll_and_show_a_tapped_point(server, brows
     desktop.close()
 
 
-def test_compare_dates_stay_on_one_line_on_a_phone(server, browser):  # noqa: F811
+def test_compare_dates_stay_on_one_line_on_a_phone(server, browser):
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
     pg = context.new_page()
     pg.goto(server + "/compare/?gpus=rtx-3090,rtx-4090,rx-7900-xtx,a100-sxm4-80gb")
@@ -472,7 +472,7 @@ def _luminance(rgb: str) -> float:
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
 
-def test_the_colour_scheme_is_right_before_the_content_is_read_and_the_toggle_keeps_a_choice(server, browser):  # noqa: F811
+def test_the_colour_scheme_is_right_before_the_content_is_read_and_the_toggle_keeps_a_choice(server, browser):
     """A reader whose system is dark gets the dark scheme before the page's content is parsed
     (no light flash, no restyling of the whole page after the first paint); the toggle switches,
     by mouse and by keyboard, and a choice outlives a reload. Without JavaScript no toggle shows."""
@@ -529,7 +529,7 @@ def _drawing_fonts(pg, selector):
 
 
 @pytest.mark.parametrize("lang", ["ko/", "zh/"])
-def test_korean_and_chinese_text_is_drawn_from_a_font_the_page_names(server, page, lang):  # noqa: F811
+def test_korean_and_chinese_text_is_drawn_from_a_font_the_page_names(server, page, lang):
     """A Korean or Chinese paragraph is drawn mostly by a font named in the page's own font list.
     The theme names only Latin fonts, and then the browser searched the system's fonts for every
     character of the page's script, which doubled its layout time."""
@@ -542,7 +542,7 @@ def test_korean_and_chinese_text_is_drawn_from_a_font_the_page_names(server, pag
     assert main_font.lower() in named, (main_font, fonts, named)
 
 
-def test_the_catalogues_notes_are_laid_out_when_a_reader_reaches_them(server, browser):  # noqa: F811
+def test_the_catalogues_notes_are_laid_out_when_a_reader_reaches_them(server, browser):
     """On a phone the notes under the catalogue's long table are not laid out on load (they are
     far below the screen); scrolled to, they are drawn in full and readable."""
     context = browser.new_context(viewport={"width": 412, "height": 823}, is_mobile=True, has_touch=True)

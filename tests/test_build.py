@@ -8,28 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import EPOCH, ROOT
+from helpers import EPOCH, HOSTILE, ROOT, build_fixture, run_cli
 
-from generator.data.locales import LANGS, TRANSLATED_LANGS  # noqa: E402
-
-HOSTILE = [
-    '<script>alert("x1")</script>',
-    "<img src=x onerror=alert(2)>",
-    "[click me](javascript:alert(3))",
-    "cell | split | here",
-    "</script><script>alert(4)</script>",
-    "*emph* _under_ `code` # not a heading",
-    "&lt;b&gt;entity&lt;/b&gt;",
-    "\u202eevil\u202c and zero\u200bwidth",
-    "{{ 7*7 }} {% raw %}",
-    '!!! warning "fake"',
-    '"quotes" and \'apostrophes\'',
-]
-
-
-def run_cli(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "generator", *args], cwd=ROOT, capture_output=True, text=True,
-                          env={**os.environ, "SOURCE_DATE_EPOCH": EPOCH, **(env or {})})
+from generator.data.locales import TRANSLATED_LANGS  # noqa: E402
 
 
 def html_files(site: Path):
@@ -105,22 +86,6 @@ def fixture_repo(tmp_path: Path, tree) -> Path:
     """A repo-like folder: the project's templates/docs/mkdocs.yml with the tree's data."""
     (tmp_path / "data" / "ui.yaml").write_text((ROOT / "data" / "ui.yaml").read_text(encoding="utf-8"), encoding="utf-8")
     return tmp_path
-
-
-def build_fixture(tree, site: Path, langs=LANGS, ui_edits: dict | None = None):
-    import json
-
-    from generator.site.pipeline import Paths, build_site
-
-    ui = (ROOT / "data" / "ui.yaml").read_text(encoding="utf-8")
-    for key, value in (ui_edits or {}).items():
-        ui = re.sub(rf"^{re.escape(key)}:.*$", lambda _m, key=key, value=value: f"{key}: {json.dumps(value)}", ui, flags=re.M)
-    (tree.data / "ui.yaml").write_text(ui, encoding="utf-8")
-    for stale in (tree.data / "translations").rglob("ui.yaml"):
-        stale.unlink()
-    paths = Paths(root=ROOT, data=tree.data, build=tree.root / "build", site=site)
-    os.environ["SOURCE_DATE_EPOCH"] = EPOCH
-    return build_site(paths, langs)
 
 
 def test_hostile_strings_stay_text_everywhere(tree, tmp_path):
@@ -243,11 +208,10 @@ seen = {}
 def fork_map(fn, items, shared):
     ds, paths, parts = shared
     from material.plugins.search import plugin
-    from generator.site.search_parser import TagCountingParser
     env = make_env(paths.templates, paths.build / ".cache" / "jinja-pages")
-    from generator import mkdocs_glue
-    seen.update(theme_files=max(map(len, mkdocs_glue._TEMPLATE_LISTS.values()), default=0))
-    seen.update(mkdocs="mkdocs.commands.build" in sys.modules, parser=plugin.Parser is TagCountingParser,
+    from generator import reuse
+    seen.update(theme_files=max(map(len, reuse.THEME_FILES._answers.values()), default=0))
+    seen.update(mkdocs="mkdocs.commands.build" in sys.modules, parser="generator.site.mkdocs_adapter" in sys.modules,
                 templates=sorted(k[1] for k in env.cache.keys()), items=list(items))
     raise SystemExit(0)
 site._fork_map = fork_map
@@ -281,8 +245,10 @@ def test_preloading_a_broken_configuration_leaves_the_error_to_the_build(tmp_pat
 
     bad = tmp_path / "mkdocs.yml"
     bad.write_text("site_name: x\ntheme:\n  name: no-such-theme\n", encoding="utf-8")
+    from generator import reuse
+
     with mkdocs_glue.preloaded(bad, tmp_path):  # no exception: the build itself reports it, with its message
-        assert mkdocs_glue._PREVIEW["keep_lists"]
-    assert not mkdocs_glue._PREVIEW["keep_lists"] and not mkdocs_glue._TEMPLATE_LISTS
+        pass
+    assert not len(reuse.THEME_FILES)
     with pytest.raises(mkdocs_glue.BuildFailed):
         mkdocs_glue.build(bad, {"docs_dir": str(tmp_path), "site_dir": str(tmp_path / "site")})

@@ -1,8 +1,9 @@
-"""The calculators' formulas, tested twice against one fixture.
+"""The calculators' formulas, tested twice against one set of golden cases.
 
-``tests/fixtures/calculators.json`` holds the golden cases. ``node --test tests/js/`` checks the
+Each calculator's folder (``templates/pages/site/calculators/<id>/cases.json``) holds its golden
+cases, ``tests/fixtures/calculators.json`` the catalogue they share. ``node --test tests/js/`` checks the
 JavaScript module the browser runs (docs/assets/js/calc/formulas.mjs) against all of them; the
-tests below run it, check the worked examples of generator/calc.py (the figures the pages print)
+tests below run it, check the worked examples of generator/facts/calc.py (the figures the pages print)
 against the cases both implement, and check the pages and the translations of their texts.
 """
 from __future__ import annotations
@@ -14,25 +15,17 @@ import shutil
 import subprocess
 
 import pytest
-from conftest import ROOT, DataTree, run_calc_js, run_calcs_js
+from helpers import ROOT, TREE_YAML, DataTree, at, run_calc_js, run_calcs_js
 
+from generator.data.calculators import calculators, with_pages
 from generator.data.locales import LANGS
 from generator.facts import calc
 
 FIXTURE = json.loads((ROOT / "tests" / "fixtures" / "calculators.json").read_text(encoding="utf-8"))
-CASES = FIXTURE["cases"]
+CASES = [case for c in calculators() for case in c.cases]
+# The calculators whose page prints worked examples: Python computes them with its twin formulas.
+TWINNED = sorted({c.id for c in calculators() if c.examples})
 NODE = shutil.which("node")
-
-
-def at(obj, path: str):
-    if path == "ranking":
-        return [r["id"] for r in obj["rows"]]
-    cur = obj
-    for part in path.split("."):
-        if cur is None:
-            return None
-        cur = cur[int(part)] if isinstance(cur, list) else cur.get(part)
-    return cur
 
 
 def close(actual, expected, tol: float, where: str) -> None:
@@ -82,7 +75,7 @@ def plain(value, key: str = ""):
 def python_result(case: dict):
     """The Python twin on a case, or None when the case is the browser's alone (parsing, errors,
     ranking, the decision tree)."""
-    values = plain(case["input"]) if "expect" in case and case["calc"] in ("dense", "cnn", "cloud") else None
+    values = plain(case["input"]) if "expect" in case and case["calc"] in TWINNED else None
     if values is None:
         return None
     if case["calc"] == "dense":
@@ -118,17 +111,32 @@ def test_python_twin_golden_case(case):
 
 
 def test_the_python_twin_covers_each_formula_it_implements():
-    counts = {name: sum(c["calc"] == name for c in PY_CASES) for name in ("dense", "cnn", "cloud")}
-    assert counts["dense"] >= 2 and counts["cnn"] >= 3 and counts["cloud"] >= 2, counts
+    counts = {name: sum(c["calc"] == name for c in PY_CASES) for name in TWINNED}
+    assert len(counts) >= 3 and min(counts.values()) >= 2, counts
 
 
 def test_every_calculator_has_good_and_bad_cases():
-    for name in ("dense", "cnn", "picker", "cloud"):
+    forms = [c.id for c in calculators() if c.id != "tree"]  # the tree's cases are walks, not inputs
+    for name in forms:
+        if name == "llm":  # its cases are in tests/js/llmform.test.mjs and test_estimate.py
+            continue
         assert any(c["calc"] == name and "expect" in c for c in CASES), name
         assert any(c["calc"] == name and "errors" in c for c in CASES), name
     ids = [c["id"] for c in CASES]
     assert len(ids) == len(set(ids))
     assert {"dense-2015-article-example", "cnn-2016-article-input", "cloud-2020-article-example"} <= set(ids)
+    for c in calculators():  # a calculator's cases are its own
+        assert all(case["calc"] == c.id for case in c.cases), c.id
+
+
+def test_calculators_are_found_on_disk():
+    found = calculators()
+    assert [c.id for c in found] == ["dense", "cnn", "llm", "picker", "tree", "cloud"]
+    for c in found:
+        assert (ROOT / "templates" / "pages" / c.form).is_file(), c.id
+        assert c.template is None or (ROOT / "templates" / "pages" / c.template).is_file(), c.id
+        assert c.modules or (c.module and (ROOT / c.module).is_file()), c.id
+        assert c.page is None or (c.nav and c.summary), c.id
 
 
 def test_the_worked_examples():
@@ -147,20 +155,19 @@ def test_the_worked_examples():
 
 def test_the_worked_examples_equal_the_browser_on_the_same_inputs():
     """Each example's inputs, typed into the browser's calculator, give the printed figures."""
-    inputs = calc.EXAMPLE_INPUTS
 
     def raw(d):
         return {k: str(v) for k, v in d.items()}
 
-    layers = [raw(layer) for layer in inputs["cnn_layers"]]
-    js = run_calcs_js([
-        {"name": "dense", "raw": {"layers": ",".join(map(str, inputs["dense"]["layers"])),
-                                  "batch": str(inputs["dense"]["batch"])}},
-        {"name": "cnn", "raw": {**raw(inputs["cnn_input"]), "layers": []}},
-        {"name": "cnn", "raw": {**raw(inputs["cnn_input"]), "layers": layers}},
-        {"name": "cloud", "raw": raw(inputs["cloud"])},
-    ])
-    for name, out in zip(("dense", "cnn_input", "cnn", "cloud"), js, strict=True):
+    typed = {  # a formula's arguments as the form's fields
+        "dense_memory": lambda a: {"layers": ",".join(map(str, a["layers"])), "batch": str(a["batch"])},
+        "cnn_memory": lambda a: {**raw(a["inp"]), "layers": [raw(layer) for layer in a["layers"]]},
+        "cloud_break_even": lambda a: raw(a["v"]),
+    }
+    examples = [(c.id, name, x) for c in calculators() for name, x in c.examples.items()]
+    assert {name for _, name, _ in examples} == {"dense", "cnn_input", "cnn", "cloud"}
+    js = run_calcs_js([{"name": cid, "raw": typed[x["formula"]](x["args"])} for cid, _, x in examples])
+    for (_, name, _), out in zip(examples, js, strict=True):
         assert out["errors"] == {}, (name, out["errors"])
         close(calc.worked_examples()[name], out["result"], 1e-12, name)
 
@@ -200,13 +207,17 @@ def pages(tmp_path_factory):
             for lang in LANGS}
 
 
-PAGES = ["calculators/index.md", "calculators/memory-dense.md", "calculators/memory-cnn.md",
-         "calculators/memory-llm.md", "calculators/picker.md", "calculators/cloud.md"]
+PAGES = ["calculators/index.md"] + [c.page_path for c in with_pages()]
 
 
 def test_every_language_has_every_calculator_page(pages):
+    assert len(PAGES) == 6
     for lang in LANGS:
         assert set(PAGES) <= set(pages[lang]), lang
+        # a calculator's folder is not a page of its own
+        assert not any(p.startswith("calculators/") and p.count("/") > 1 for p in pages[lang]), lang
+        index = pages[lang]["calculators/index.md"]
+        assert [m for m in re.findall(r"\]\(([a-z-]+)\.md\)", index) if m != "index"] == [c.page for c in with_pages()], lang
 
 
 @pytest.mark.parametrize("lang", ["en", "ko", "zh", "fr"])
@@ -271,22 +282,6 @@ def test_decision_tree_walker_only_with_a_tree(tmp_path):
     assert 'data-wg-node="yn"' in text and "Is the model large?" in text
 
 
-TREE_YAML = """decision_tree:
-  question: Do you train models?
-  if_yes:
-    question: Is the model large?
-    if_yes:
-      gpus: [rtx-2070]
-      note: Any card with 8 GB.
-    if_no:
-      gpus: [gtx-1060-6gb, rtx-2070]
-      share: [70, 30]
-  if_no:
-    gpus: [gtx-1060-6gb]
-    used: true
-"""
-
-
 def _calc_keys() -> dict[str, str]:
     from generator.data.loader import load_dataset
 
@@ -318,8 +313,11 @@ def test_calculator_texts_are_translated_and_current(lang):
 def test_templates_use_only_existing_texts():
     keys = set(_calc_keys())
     used = set()
-    for tpl in (ROOT / "templates" / "pages" / "site" / "calculators").glob("*.j2"):
+    for tpl in (ROOT / "templates" / "pages" / "site" / "calculators").rglob("*.j2"):
         used |= set(re.findall(r'"(calc\.[a-z0-9_.-]+)"', tpl.read_text(encoding="utf-8")))
+    for c in calculators():
+        used |= {k for k in (c.nav, c.summary) if k}
+        used |= {k for mod in c.modules for k in re.findall(r'"(calc\.[a-z0-9_.-]+)"', mod.read_text(encoding="utf-8"))}
     for mod in (ROOT / "docs" / "assets" / "js" / "calc").glob("*.mjs"):
         used |= {k for k in re.findall(r'"(calc\.[a-z0-9_.-]+)"', mod.read_text(encoding="utf-8"))}
     dynamic = {k for k in used if k.endswith((".", "_"))}
@@ -335,8 +333,8 @@ def test_widgets_embed_twice_on_one_page(tmp_path):
     t = _site_tree(tmp_path)
     ds, _ = load_dataset(t.data, t.root)
     env = make_env(ROOT / "templates" / "pages")
-    tpl = env.from_string('{% set prefix = "a_" %}{% include "site/calculators/_cloud.html.j2" %}\n'
-                          '{% set prefix = "b_" %}{% include "site/calculators/_cloud.html.j2" %}')
+    tpl = env.from_string('{% set prefix = "a_" %}{% include "site/calculators/cloud/form.html.j2" %}\n'
+                          '{% set prefix = "b_" %}{% include "site/calculators/cloud/form.html.j2" %}')
     html = tpl.render(c=Context(ds, "en"), ds=ds)
     ids = re.findall(r'\bid="([^"]+)"', html)
     assert len(ids) == len(set(ids)) and len(ids) > 10
@@ -362,15 +360,15 @@ _KEY = re.compile(r'"(calc\.[a-z0-9_.]+)"')
 def _module_keys(kind: str) -> set[str]:
     """Every interface key a calculator's module (and the modules it imports) names literally:
     the script has no words of its own, so each must reach the page as a data-m-* attribute."""
-    main = (JS / "main.mjs").read_text(encoding="utf-8")
-    first = re.search(rf'\b{kind}: "\./([a-z]+\.mjs)"', main).group(1)
-    keys, todo, seen = set(), [first], set()
+    # the build puts every calculator's modules beside the shared ones (generator/publish/assets.py)
+    where = {p.name: p for p in JS.glob("*.mjs")} | {m.name: m for c in calculators() for m in c.modules}
+    keys, todo, seen = set(), [f"{kind}.mjs"], set()
     while todo:
         name = todo.pop()
         if name in seen:
             continue
         seen.add(name)
-        text = (JS / name).read_text(encoding="utf-8")
+        text = where[name].read_text(encoding="utf-8")
         keys |= set(_KEY.findall(text))
         todo += re.findall(r'from "\./([a-z]+\.mjs)"', text)
     return keys
@@ -396,4 +394,4 @@ def test_every_text_a_calculator_script_names_reaches_its_page(built_site, lang)
                 attr = key.replace(".", "-")
                 assert attr in delivered, f"{html.relative_to(site)}: the {kind} calculator uses {key}, not on the page"
                 assert delivered[attr].strip(), f"{html.relative_to(site)}: {key} is empty"
-    assert {"llm", "picker", "cloud", "dense", "cnn", "tree"} <= seen
+    assert {c.id for c in calculators()} <= seen

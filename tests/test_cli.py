@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from test_build import run_cli
+from helpers import run_cli
 
 LINE = re.compile(r"^[^:\s]+\.yaml:\d+: (?:[\w.\[\]-]+: )?\S.*$")
 

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT, TODAY
+from helpers import ROOT, TODAY
 
 REV = "revisions/2019-04-03.yaml"
 

@@ -19,6 +19,7 @@ from generator.estimate.engine import EstimateError, training_relative_only
 
 ROOT = Path(__file__).resolve().parent.parent
 JS = ROOT / "docs" / "assets" / "js" / "calc"
+LLM_MODULE = ROOT / "templates" / "pages" / "site" / "calculators" / "llm" / "llm.mjs"  # the calculator's own folder
 FUNCTIONS = json.loads((ROOT / "tests" / "fixtures" / "estimate_functions.json").read_text(encoding="utf-8"))
 T = formats.TABLES
 
@@ -38,8 +39,8 @@ def test_python_and_the_browser_read_the_one_file():
     assert (JS / names[0]).resolve() == formats.TABLES_PATH
     copies = [p for p in ROOT.glob("**/tables.json") if not {"site", "build", "node_modules", ".venv"} & set(p.parts)]
     assert copies == [formats.TABLES_PATH], copies
-    for name in ("llmform.mjs", "llm.mjs"):  # they take the tables from estimate.mjs
-        assert not re.search(r'"\./tables\.json"', (JS / name).read_text(encoding="utf-8")), name
+    for path in (JS / "llmform.mjs", LLM_MODULE):  # they take the tables from estimate.mjs
+        assert not re.search(r'"\./tables\.json"', path.read_text(encoding="utf-8")), path
 
 
 def test_python_still_gives_the_fixture_of_every_function():
@@ -61,7 +62,7 @@ def test_error_keys_are_the_files_and_every_one_is_raised():
     assert in_python <= declared  # est.err.mode, .runtime, ... are made from the option's name
     assert in_js == declared - {"est.err.reference"}  # the browser has no training_relative_only
     # the calculator's form and the command read the keys from the file, not their own list
-    for path in (JS / "llmform.mjs", JS / "llm.mjs", ROOT / "generator" / "cli" / "estimate.py"):
+    for path in (JS / "llmform.mjs", LLM_MODULE, ROOT / "generator" / "cli" / "estimate.py"):
         assert not _literal_keys(path), path
     raised = {c["expect"]["error"]["key"] for c in FUNCTIONS["calls"]
               if isinstance(c["expect"], dict) and set(c["expect"]) == {"error"}}
@@ -131,7 +132,7 @@ def test_the_forms_choices_defaults_and_messages_come_from_the_tables():
     from generator.publish.render import make_env
 
     env = make_env(ROOT / "templates" / "pages")
-    html = env.get_template("site/calculators/_llm.html.j2").render(c=_Text())
+    html = env.get_template("site/calculators/llm/form.html.j2").render(c=_Text())
     selects = {m.group(1): m.group(2) for m in re.finditer(r'<select id="[^"]+" name="([a-z]+)"[^>]*>(.*?)</select>', html)}
     options = {name: re.findall(r'<option value="([^"]+)"', body) for name, body in selects.items()}
     chosen = {name: re.findall(r'<option value="([^"]+)" selected>', body) for name, body in selects.items()}

@@ -8,8 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
-from test_rules_today import _model
+from helpers import ROOT, write_model
 
 from benchmarks import gpu_measure
 from generator.estimate.memory import param_breakdown
@@ -60,7 +59,7 @@ def test_the_records_parameter_count_is_what_the_rebuilt_architecture_has():
 
 
 def test_the_written_file_validates_as_a_source(tree):
-    _model(tree)
+    write_model(tree)
     results = [
         gpu_measure.result("rtx-2070", "tiny-7b", "peak_memory_gib", 15.23456, "Forward pass.", context=4096),
         gpu_measure.result("rtx-2070", "tiny-7b", "decode_tokens_per_s", 41.234, "generate().", context=512,
@@ -85,7 +84,7 @@ def test_the_written_file_validates_as_a_source(tree):
 
 def test_without_an_address_the_file_names_the_script_and_validates(tree):
     """The site's own runs are sourced to the script itself (the card, versions and date beside it)."""
-    _model(tree)
+    write_model(tree)
     results = [gpu_measure.result("rtx-2070", "tiny-7b", "prefill_tokens_per_s", 12345.6, "Forward pass.", context=4096)]
     meta = {"gpu_name": "GeForce RTX 2070", "url": None, "date": dt.date(2026, 1, 5),
             "versions": {"transformers": "5.17.0", "torch": "2.11.0"}}

@@ -1,7 +1,7 @@
 """Held-out measurements (benchmarks/holdout.py): validated by the rules of data/, never fitted."""
 from __future__ import annotations
 
-from conftest import ROOT
+from helpers import ROOT
 
 from benchmarks import holdout
 

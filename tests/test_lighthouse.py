@@ -3,26 +3,12 @@
 (benchmarks/lighthouse_bench.py) instead of asserted here."""
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-
 import pytest
-from conftest import ROOT
-from lighthouse_server import serve
-from test_browser import CHROMIUM
 
-LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
+from benchmarks.lighthouse_server import LIGHTHOUSE, lighthouse, serve
+
 PAGES = ["", "gpus/", "gpus/rtx-2070/", "revisions/2019-04-03/", "calculators/", "calculators/picker/", "ko/gpus/", "zh/",
          "fr/revisions/2019-04-03/"]
-
-
-def lighthouse(url: str, categories: str) -> dict:
-    out = subprocess.run([str(LIGHTHOUSE), url, "--chrome-flags=--headless=new --no-sandbox --disable-gpu",
-                          f"--only-categories={categories}", "--form-factor=mobile", "--output=json", "--quiet"],
-                         capture_output=True, text=True, env={**os.environ, "CHROME_PATH": CHROMIUM}, timeout=240)
-    assert out.returncode == 0, out.stderr[-2000:]
-    return json.loads(out.stdout)
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """Long lists stay light: a page carries its first rows and loads the rest on first use.
 
-The shipped data is below the threshold, so these tests lower it (``render.LIST_ROWS``) and
-build the small fixture data, whose catalogue then needs its second part."""
+The shipped data is below the threshold, so these tests lower it (``render.LIST_ROWS`` and
+``pages.LIST_ROWS``) and build the small fixture data, whose catalogue then needs its second part."""
 from __future__ import annotations
 
 import html
@@ -10,10 +10,9 @@ import os
 import shutil
 
 import pytest
-from conftest import EPOCH, ROOT
-from test_browser import _Quiet, _serve, browser  # noqa: F401  (fixture)
+from helpers import EPOCH, ROOT, serve_directory
 
-from generator.publish import render
+from generator.publish import pages, render
 from generator.publish.render import Page, split_rest
 from generator.site.pipeline import Paths, build_site
 
@@ -56,12 +55,12 @@ def small_lists(tmp_path_factory):
 def _build_with_one_row(paths: Paths):
     """The English site of ``paths`` built with a threshold of one row (and a fixed date)."""
     old_rows, old_epoch = render.LIST_ROWS, os.environ.get("SOURCE_DATE_EPOCH")
-    render.LIST_ROWS = 1
+    render.LIST_ROWS = pages.LIST_ROWS = 1  # the page split and the lists carried in part each read it
     os.environ["SOURCE_DATE_EPOCH"] = EPOCH
     try:
         return build_site(paths, ["en"])
     finally:
-        render.LIST_ROWS = old_rows
+        render.LIST_ROWS = pages.LIST_ROWS = old_rows
         if old_epoch is None:
             os.environ.pop("SOURCE_DATE_EPOCH", None)
         else:
@@ -82,13 +81,13 @@ def test_catalogue_carries_the_newest_cards_and_the_rest_beside_it(small_lists):
 
 @pytest.fixture(scope="module")
 def lists_server(small_lists):
-    yield from _serve(small_lists[0], _Quiet)
+    yield from serve_directory(small_lists[0])
 
 
 PHONE = {"width": 390, "height": 800}
 
 
-def _open(browser, url, viewport=None, **kw):  # noqa: F811
+def _open(browser, url, viewport=None, **kw):
     context = browser.new_context(viewport=viewport or {"width": 1280, "height": 900}, **kw)
     page = context.new_page()
     page.set_default_timeout(30000)
@@ -99,7 +98,7 @@ def _open(browser, url, viewport=None, **kw):  # noqa: F811
     return context, page, asked
 
 
-def test_rest_loads_on_show_all(lists_server, browser, small_lists):  # noqa: F811
+def test_rest_loads_on_show_all(lists_server, browser, small_lists):
     _, ds = small_lists
     context, page, asked = _open(browser, lists_server + "/gpus/")
     try:
@@ -114,7 +113,7 @@ def test_rest_loads_on_show_all(lists_server, browser, small_lists):  # noqa: F8
         context.close()
 
 
-def test_sorting_and_filtering_cover_every_card(lists_server, browser, small_lists):  # noqa: F811
+def test_sorting_and_filtering_cover_every_card(lists_server, browser, small_lists):
     _, ds = small_lists
     total = len(ds.gpus)
     context, page, _ = _open(browser, lists_server + "/gpus/")
@@ -137,7 +136,7 @@ def test_sorting_and_filtering_cover_every_card(lists_server, browser, small_lis
         context.close()
 
 
-def test_a_link_to_a_row_the_page_does_not_carry_still_lands(lists_server, browser, small_lists):  # noqa: F811
+def test_a_link_to_a_row_the_page_does_not_carry_still_lands(lists_server, browser, small_lists):
     _, ds = small_lists
     newest = max(ds.gpus, key=lambda g: (ds.gpus[g]["release_date"], g))
     other = sorted(set(ds.gpus) - {newest})[0]
@@ -149,7 +148,7 @@ def test_a_link_to_a_row_the_page_does_not_carry_still_lands(lists_server, brows
         context.close()
 
 
-def test_without_javascript_the_carried_rows_and_the_note_show(lists_server, browser):  # noqa: F811
+def test_without_javascript_the_carried_rows_and_the_note_show(lists_server, browser):
     context, page, _ = _open(browser, lists_server + "/gpus/", java_script_enabled=False)
     try:
         assert page.locator("#gpu-table tbody tr").count() == 1
@@ -178,7 +177,7 @@ def test_history_carries_the_newest_revision_and_the_rest_beside_it(small_lists)
     assert "data-wg-rest" not in little and not (site / "history" / "tl-little-money.rows.js").exists()
 
 
-def test_history_rows_load_on_show_all_on_a_phone(lists_server, browser):  # noqa: F811
+def test_history_rows_load_on_show_all_on_a_phone(lists_server, browser):
     context, page, asked = _open(browser, lists_server + "/history/", viewport=PHONE)
     try:
         assert page.locator("#wg-matrix tbody tr").count() == 1 and asked == []
@@ -248,10 +247,10 @@ def test_measured_results_and_chart_data_carry_their_first_rows(built_site):
 
 @pytest.fixture(scope="module")
 def real_server(built_site):
-    yield from _serve(built_site[0], _Quiet)
+    yield from serve_directory(built_site[0])
 
 
-def test_a_chart_data_table_loads_its_rows_when_opened(real_server, browser):  # noqa: F811
+def test_a_chart_data_table_loads_its_rows_when_opened(real_server, browser):
     context, page, asked = _open(browser, real_server + "/accuracy/", viewport=PHONE)
     try:
         name = page.locator("table.wg-chart__table tbody[data-wg-rest]").first.locator("xpath=..").get_attribute("id")
@@ -271,7 +270,7 @@ def test_a_chart_data_table_loads_its_rows_when_opened(real_server, browser):  #
         context.close()
 
 
-def test_a_cards_measured_results_load_on_show_all_on_a_phone(real_server, browser, built_site):  # noqa: F811
+def test_a_cards_measured_results_load_on_show_all_on_a_phone(real_server, browser, built_site):
     gid = _most_measured_gpu(built_site[0])
     context, page, asked = _open(browser, real_server + f"/gpus/{gid}/", viewport=PHONE)
     try:

@@ -1,4 +1,4 @@
-"""The locale table: every language the site knows comes from generator/locales.py, so a language
+"""The locale table: every language the site knows comes from generator/data/locales.py, so a language
 added there (plus its translations folder) is known to the validator, the commands, the pages,
 the language menu and the formatting, with no other change."""
 from __future__ import annotations
@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
-from conftest import ROOT
+from helpers import ROOT
 
 from generator.data.locales import LANGS, LOCALES, TRANSLATED_LANGS, locale
 from generator.publish.text import format_date, format_number
@@ -74,3 +75,112 @@ def test_an_unknown_translations_folder_is_reported(tree):
     tree.write("translations/xx/ui.yaml", '"nav.home":\n  text: "x"\n  source: "000000000000"\n')
     problems = tree.problems()
     assert any(p.startswith("data/translations/xx:1: translations are kept per language: one of ") for p in problems), problems
+
+
+# ------------------------------------------------------------------ no language named elsewhere
+
+# Where a language may be named: the table, and each language's own folders.
+TABLE = Path("generator") / "data" / "locales.py"
+SCANNED = ("generator", "docs/assets", "templates")
+
+
+def _named_codes() -> list[str]:
+    """The codes and lang attributes of the translated languages, longest first. The default
+    language is also the language the data is written in; it is named as such (DEFAULT_LANG)."""
+    named = {t for loc in LOCALES if loc.code in TRANSLATED_LANGS for t in (loc.code, loc.html_lang)}
+    return sorted(named, key=len, reverse=True)
+
+
+def _python_literals(path) -> list[tuple[int, str]]:
+    """String literals of a Python file (docstrings included) with their line numbers."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [(node.lineno, node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+
+
+def _hard_coded_languages(root: Path = ROOT) -> list[str]:
+    import re
+
+    alt = "|".join(re.escape(code) for code in _named_codes())
+    literal = re.compile(rf"^(?:{alt})(?:[-/].*)?$", re.S)  # a Python string that is a code or starts a path with one
+    text = re.compile(rf"""(["'`])(?:{alt})(?:[-/][^"'`\s]*)?\1|:lang\((?:{alt})\b""")  # "fr", 'ko/…', :lang(zh)
+    folders = [root / "docs" / code for code in TRANSLATED_LANGS]
+    found = []
+    for top in SCANNED:
+        for path in sorted((root / top).rglob("*")):
+            if not path.is_file() or path == root / TABLE or any(path.is_relative_to(f) for f in folders):
+                continue
+            # golden cases are test inputs, typed in one language or another; they do not ship
+            if path.name == "cases.json" or path.suffix in (".pyc", ".svg", ".png", ".ico", ".woff2"):
+                continue
+            rel = path.relative_to(root).as_posix()
+            if path.suffix == ".py":
+                found += [f"{rel}:{line}: {value!r}" for line, value in _python_literals(path) if literal.match(value)]
+                continue
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+            found += [f"{rel}:{i}: {line.strip()[:120]}" for i, line in enumerate(lines, 1) if text.search(line)]
+    return found
+
+
+def test_no_language_is_named_outside_the_table_and_its_folders():
+    """A language added to the table needs nothing else in the code: no module, script,
+    stylesheet or template names a translated language's code."""
+    assert _named_codes()
+    found = _hard_coded_languages()
+    assert not found, "name the language in generator/data/locales.py instead:\n" + "\n".join(found)
+
+
+def test_the_check_finds_a_named_language(tmp_path):
+    code = TRANSLATED_LANGS[-1]
+    files = {"templates/pages/a.j2": f'{{% if c.lang == "{code}" %}}x{{% endif %}}\n',
+             "docs/assets/js/b.mjs": f'if (lang === "{code}") x();\n',
+             "docs/assets/css/c.css": f":lang({code}) p {{ x: y; }}\n",
+             "generator/d.py": f'ORDER = ("{code}",)\n',
+             "generator/e.py": f'"""An example: ``{code}`` in a sentence, not a literal of its own."""\n',
+             f"docs/{code}/f.md": f'"{code}"\n', str(TABLE): f'X = "{code}"\n'}
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    found = {f.split(":")[0] for f in _hard_coded_languages(tmp_path)}
+    assert found == {"templates/pages/a.j2", "docs/assets/js/b.mjs", "docs/assets/css/c.css", "generator/d.py"}
+
+
+def test_the_build_order_follows_the_weights():
+    from generator.data.locales import build_order
+    from generator.site.pipeline import BUILD_ORDER
+
+    assert sorted(BUILD_ORDER) == sorted(LANGS)
+    weights = [locale(code).build_weight for code in BUILD_ORDER]
+    assert weights == sorted(weights, reverse=True)
+    assert build_order(["xx", *LANGS])[-1] == "xx"  # an unknown language last
+
+
+def test_the_stylesheet_rules_come_from_the_table():
+    from generator.publish.assets import static_bytes
+
+    css = static_bytes(ROOT / "docs" / "assets" / "css" / "whichgpu.css", Path("assets/css/whichgpu.css")).decode("utf-8")
+    assert "/* locales */" not in css
+    for loc in LOCALES:
+        if loc.fonts:
+            assert f"html:lang({loc.code}) > body {{ --md-text-font-family:" in css and loc.fonts[0] in css, loc.code
+        assert (f":lang({loc.code}) .md-typeset" in css) == loc.keep_words, loc.code
+
+
+def test_the_scripts_read_numbers_with_the_tables_decimal_mark():
+    """The calculators parse what a reader types with the decimal mark of the page's language as
+    the browser's number formatting has it (formulas.mjs, decimalMark); that must be the table's."""
+    import shutil
+
+    node = shutil.which("node")
+    assert node, "node is needed for the calculators' JavaScript"
+    module = (ROOT / "docs" / "assets" / "js" / "calc" / "formulas.mjs").as_uri()
+    script = (f"import {{ decimalMark, normalizeNumber }} from {json.dumps(module)};\n"
+              f"const langs = {json.dumps(list(LANGS))};\n"
+              "console.log(JSON.stringify(langs.map((l) => [decimalMark(l), normalizeNumber(`1${decimalMark(l)}5`, l)])));")
+    done = subprocess.run([node, "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    for code, (mark, parsed) in zip(LANGS, json.loads(done.stdout), strict=True):
+        assert mark == locale(code).decimal, code
+        assert parsed == "1.5", code

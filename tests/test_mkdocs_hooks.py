@@ -1,9 +1,9 @@
-"""The raw-HTML hook (generator/mkdocs_hooks.py) changes the time of a build, never its output."""
+"""The raw-HTML hook (generator/site/mkdocs_hooks.py) changes the time of a build, never its output."""
 from __future__ import annotations
 
 import markdown
 import pytest
-from conftest import ROOT
+from helpers import ROOT
 
 from generator.site.mkdocs_hooks import stash, unstash
 
@@ -66,7 +66,7 @@ def test_the_privacy_plugin_reads_every_script_but_the_rows_of_long_tables(tmp_p
     from mkdocs.config import load_config
     from mkdocs.structure.files import File
 
-    from generator.site.mkdocs_glue import skip_rows_in_privacy
+    from generator.site.mkdocs_adapter import skip_rows_in_privacy
 
     docs = tmp_path / "docs"
     docs.mkdir()

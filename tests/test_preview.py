@@ -10,7 +10,7 @@ import shutil
 import time
 
 import pytest
-from conftest import EPOCH, ROOT
+from helpers import EPOCH, ROOT
 
 from generator.site.pipeline import Paths
 from generator.site.preview import Preview, html_of, page_of, url_of
@@ -248,7 +248,7 @@ def test_a_page_template_edit_rebuilds_only_the_pages_it_renders(preview, tmp_pa
 def test_the_watcher_names_the_files_written_and_anything_else_means_every_file(tmp_path):
     from types import SimpleNamespace
 
-    from generator.site.mkdocs_glue import _telling
+    from generator.site.mkdocs_adapter import telling as _telling
 
     pv = Preview(Paths(data=tmp_path / "data", build=tmp_path / "build", site=tmp_path / "site"), out=io.StringIO())
     gpu, other = tmp_path / "data" / "gpus" / "a.yaml", tmp_path / "data" / "b.yaml"
@@ -532,15 +532,15 @@ def test_a_narrowed_build_neither_finds_nor_keeps_renders_and_leaves_the_kept_on
     """The renders kept between builds are keyed by every file's place: a narrowed build does not
     use them, and the next build finds them still loaded (at a hundred times the data, reading
     them again from disk would cost the background step seconds)."""
-    from generator.site import mkdocs_glue
+    from generator import reuse
 
     base, ds = copied_site
     # the second build finds what the first kept (run alone, the first keeps them afresh and
     # leaves nothing in use)
     _build_page(base, ds, "en", "gpus/rtx-4090.md", narrow=False)
     _build_page(base, ds, "en", "gpus/rtx-4090.md", narrow=False)
-    kept = mkdocs_glue._RENDERS
+    kept = reuse.KEPT_FILES.find("renders")
     assert kept is not None and kept.used
     used = dict(kept.used)
     _build_page(base, ds, "en", "gpus/rtx-4090.md", narrow=True)
-    assert mkdocs_glue._RENDERS is kept and kept.used == used
+    assert reuse.KEPT_FILES.find("renders") is kept and kept.used == used

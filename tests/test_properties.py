@@ -10,7 +10,7 @@ from pathlib import Path
 
 import markdown
 import yaml
-from conftest import FIXTURES, TODAY
+from helpers import FIXTURES, TODAY
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 

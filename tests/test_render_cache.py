@@ -1,4 +1,4 @@
-"""MkDocs' renders of the pages' Markdown are kept between builds (generator/mkdocs_glue.py): a page
+"""MkDocs' renders of the pages' Markdown are kept between builds (generator/site/mkdocs_adapter.py): a page
 whose Markdown, place and site did not change is not converted again, and comes out the same."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import logging
 import markdown
 import pytest
 
-from generator.site import mkdocs_glue
+from generator.site import mkdocs_adapter, mkdocs_glue
 
 CONFIG = """site_name: kept renders
 docs_dir: docs
@@ -29,7 +29,7 @@ PAGES = {
 
 @pytest.fixture()
 def project(tmp_path, monkeypatch):
-    from conftest import EPOCH, ROOT
+    from helpers import EPOCH, ROOT
 
     monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)  # the pages' build date, the same in both builds
     (tmp_path / "mkdocs.yml").write_text(CONFIG.format(hooks=ROOT / "generator" / "site" / "mkdocs_hooks.py"), encoding="utf-8")
@@ -38,7 +38,7 @@ def project(tmp_path, monkeypatch):
         (tmp_path / "docs" / name).write_text(text, encoding="utf-8")
     mkdocs_glue.use_template_cache(tmp_path / "cache" / "jinja-theme")
     yield tmp_path
-    mkdocs_glue.use_render_cache(None)
+    mkdocs_glue.forget_kept_answers()
 
 
 def _build(project, site: str, **kwargs) -> dict[str, bytes]:
@@ -56,7 +56,7 @@ def _converted(monkeypatch) -> list[str]:
 def test_a_second_build_converts_nothing_and_writes_the_same_pages(project, monkeypatch):
     first = _build(project, "a")
     assert (project / "cache" / "renders-docs.json").is_file()
-    mkdocs_glue.use_render_cache(None)  # read back from the file, as the next build's process does
+    mkdocs_glue.forget_kept_answers()  # read back from the file, as the next build's process does
     seen = _converted(monkeypatch)
     second = _build(project, "b")
     assert seen == [] and second == first
@@ -105,15 +105,15 @@ def test_pages_outside_the_navigation_share_its_render_and_come_out_the_same(tmp
     """The English site built twice: once with the side navigation rendered once per folder of
     pages outside it, once rendered for every page. Every page is the same byte for byte, and
     the first build rendered the navigation for far fewer pages than it built."""
-    from conftest import EPOCH
+    from helpers import EPOCH
 
     from generator.site.pipeline import Paths, build_site
 
     monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
-    real, keys = mkdocs_glue._nav_key, []
-    monkeypatch.setattr(mkdocs_glue, "_nav_key", lambda context: keys.append(real(context)) or keys[-1])
+    real, keys = mkdocs_adapter._nav_key, []
+    monkeypatch.setattr(mkdocs_adapter, "_nav_key", lambda context: keys.append(real(context)) or keys[-1])
     build_site(Paths(build=tmp_path / "build", site=tmp_path / "shared"), ("en",))
-    monkeypatch.setattr(mkdocs_glue, "_nav_key", lambda context: None)
+    monkeypatch.setattr(mkdocs_adapter, "_nav_key", lambda context: None)
     build_site(Paths(build=tmp_path / "build", site=tmp_path / "each"), ("en",))
     pages = sorted(p.relative_to(tmp_path / "each") for p in (tmp_path / "each").rglob("*.html"))
     assert len(pages) > 150

@@ -3,34 +3,14 @@ fixture, and the cascade rule: one unreadable file is one problem, not four."""
 from __future__ import annotations
 
 import pytest
+from helpers import MODEL, MODEL_TEXT, write_model
 
 GPU = "gpus/nvidia/rtx-2070.yaml"
 GPU_SHOWN = "data/" + GPU
-MODEL = "models/tiny-7b.yaml"
 MODEL_SHOWN = "data/" + MODEL
 MEAS = "measurements/bench.yaml"
 PRICE = "prices/rtx-2070.yaml"
 PRICE_SHOWN = "data/" + PRICE
-
-MODEL_TEXT = """name: Tiny 7B
-developer: Example
-release_date: 2024-01-02
-licence: Apache-2.0
-parameters_b: 7
-active_parameters_b: 7
-layers: 32
-hidden_size: 4096
-intermediate_size: 11008
-attention_heads: 32
-kv_heads: 8
-head_dim: 128
-vocab_size: 32000
-tied_embeddings: false
-attention: gqa
-max_context: 8192
-sources:
-  - https://example.org/config.json
-"""
 
 MEAS_TEXT = """title: A benchmark table
 url: https://example.org/bench
@@ -102,13 +82,8 @@ def _gpu_extra(tree, text, fields):
     tree.write(GPU, gpu.rstrip("\n") + "\n" + text)
 
 
-def _model(tree, old=None, new=None, extra=""):
-    text = MODEL_TEXT if old is None else MODEL_TEXT.replace(old, new)
-    tree.write(MODEL, text + extra)
-
-
 def _with_measurement(tree, text=MEAS_TEXT):
-    _model(tree)
+    write_model(tree)
     tree.write(MEAS, text)
 
 
@@ -155,43 +130,43 @@ CASES = {
         f"{GPU_SHOWN}:21: fp8_tensor_tflops: no source covers fp8_tensor_tflops; add it to the fields of a source in sources",
     ),
     "model_kv_heads_divide_heads": (
-        lambda t: _model(t),
-        lambda t: _model(t, "kv_heads: 8", "kv_heads: 5"),
+        lambda t: write_model(t),
+        lambda t: write_model(t, "kv_heads: 8", "kv_heads: 5"),
         f"{MODEL_SHOWN}:11: kv_heads: attention_heads 32 is not a multiple of kv_heads 5",
     ),
     "model_kv_heads_not_above_heads": (
-        lambda t: _model(t, "kv_heads: 8", "kv_heads: 32"),
-        lambda t: _model(t, "kv_heads: 8", "kv_heads: 64"),
+        lambda t: write_model(t, "kv_heads: 8", "kv_heads: 32"),
+        lambda t: write_model(t, "kv_heads: 8", "kv_heads: 64"),
         f"{MODEL_SHOWN}:11: kv_heads: kv_heads 64 is above attention_heads 32",
     ),
     "model_mha_means_equal_heads": (
         lambda t: t.write(MODEL, MODEL_TEXT.replace("kv_heads: 8", "kv_heads: 32").replace("attention: gqa", "attention: mha")),
-        lambda t: _model(t, "attention: gqa", "attention: mha"),
+        lambda t: write_model(t, "attention: gqa", "attention: mha"),
         f"{MODEL_SHOWN}:15: attention: mha means one key/value head per query head; kv_heads is 8 of 32: use gqa",
     ),
     "model_mla_needs_cache_size": (
-        lambda t: _model(t, "attention: gqa", "attention: mla", "kv_lora_rank: 512\nqk_rope_head_dim: 64\n"),
-        lambda t: _model(t, "attention: gqa", "attention: mla"),
+        lambda t: write_model(t, "attention: gqa", "attention: mla", "kv_lora_rank: 512\nqk_rope_head_dim: 64\n"),
+        lambda t: write_model(t, "attention: gqa", "attention: mla"),
         f"{MODEL_SHOWN}:1: attention mla needs kv_lora_rank and qk_rope_head_dim (the compressed cache per token)",
     ),
     "model_experts_come_together": (
-        lambda t: _model(t, "active_parameters_b: 7", "active_parameters_b: 2", "experts: 8\nexperts_per_token: 2\n"),
-        lambda t: _model(t, extra="experts: 8\n"),
+        lambda t: write_model(t, "active_parameters_b: 7", "active_parameters_b: 2", "experts: 8\nexperts_per_token: 2\n"),
+        lambda t: write_model(t, extra="experts: 8\n"),
         f"{MODEL_SHOWN}:1: a mixture of experts gives both experts and experts_per_token",
     ),
     "model_dense_active_equals_total": (
-        lambda t: _model(t),
-        lambda t: _model(t, "active_parameters_b: 7", "active_parameters_b: 2"),
+        lambda t: write_model(t),
+        lambda t: write_model(t, "active_parameters_b: 7", "active_parameters_b: 2"),
         f"{MODEL_SHOWN}:6: active_parameters_b: a dense model (no experts) has active_parameters_b equal to parameters_b",
     ),
     "model_window_gives_layers": (
-        lambda t: _model(t, extra="sliding_window: 4096\nsliding_window_layers: 16\n"),
-        lambda t: _model(t, extra="sliding_window: 4096\n"),
+        lambda t: write_model(t, extra="sliding_window: 4096\nsliding_window_layers: 16\n"),
+        lambda t: write_model(t, extra="sliding_window: 4096\n"),
         f"{MODEL_SHOWN}:1: sliding-window attention gives both sliding_window and sliding_window_layers",
     ),
     "model_figures_are_sourced": (
-        lambda t: _model(t),
-        lambda t: _model(t, "  - https://example.org/config.json",
+        lambda t: write_model(t),
+        lambda t: write_model(t, "  - https://example.org/config.json",
                          "  - url: https://example.org/config.json\n    fields: [layers]"),
         f"{MODEL_SHOWN}:3: release_date: no source covers release_date; add it to the fields of a source in sources",
     ),

@@ -1,11 +1,11 @@
-"""The search indexer's parser (generator/search_parser.py) reads pages exactly as the theme's does."""
+"""The search indexer's parser (generator/site/search_parser.py) reads pages exactly as the theme's does."""
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
 import pytest
-from conftest import EPOCH
+from helpers import EPOCH
 from material.plugins.search import plugin
 
 from generator.reuse import Kept as KeptAnswers
@@ -102,26 +102,27 @@ def test_every_page_indexes_the_same_without_its_skipped_blocks(built_site, pars
     assert after < 0.8 * before
 
 
-def test_install_only_for_the_checked_theme_version(monkeypatch):
-    import material
+def test_a_builds_index_segments_chinese_through_the_kept_answers(tmp_path):
+    """The adapter replaces the segmenter of a build's own index (the theme's class keeps its
+    own): a text is segmented by the theme's code once, then taken from the kept answers; a text
+    without Han characters is never segmented."""
+    from types import SimpleNamespace
 
-    index = plugin.SearchIndex
-    saved = plugin.Parser, index.add_entry_from_context, index._segment_chinese, search_parser._THEME_SEGMENT
-    try:
-        monkeypatch.setattr(material, "__version__", "0.0.0")
-        plugin.Parser = search_parser.Parser
-        assert search_parser.install() is False and plugin.Parser is search_parser.Parser
-        monkeypatch.setattr(material, "__version__", search_parser.THEME_VERSION)
-        assert search_parser.install() is True
-        assert plugin.Parser is search_parser.TagCountingParser
-        assert plugin.SearchIndex.add_entry_from_context is search_parser._add_entry_from_context
-        assert index._segment_chinese is search_parser._segment_chinese
-        assert search_parser._THEME_SEGMENT is not search_parser._segment_chinese
-        plugin.Parser = search_parser.Parser  # the theme's parser back, the segmenter still ours
-        assert search_parser.install() is True  # again: the theme's segmenter stays the one called
-        assert search_parser._THEME_SEGMENT is not search_parser._segment_chinese
-    finally:
-        plugin.Parser, index.add_entry_from_context, index._segment_chinese, search_parser._THEME_SEGMENT = saved
+    from generator.site import mkdocs_adapter
+
+    calls = []
+
+    def theme_segment(text):
+        calls.append(text)
+        return "\u200b" + "\u200b".join(text) + "\u200b"
+
+    theme_class = plugin.SearchIndex._segment_chinese
+    index = SimpleNamespace(_segment_chinese=theme_segment)
+    mkdocs_adapter.segment_through_kept(index, KeptAnswers(tmp_path / "segments.json", "v1"))
+    assert [index._segment_chinese(t) for t in ("中文", "中文", "\u200bplain\u200b")] == [
+        "\u200b中\u200b文\u200b"] * 2 + ["plain"]
+    assert calls == ["中文"]
+    assert plugin.SearchIndex._segment_chinese is theme_class
 
 
 def test_kept_answers_answer_each_question_once_per_key(tmp_path):
@@ -176,37 +177,33 @@ def test_a_page_is_parsed_again_only_when_its_html_or_the_parser_changed(tmp_pat
     index the same entries as a parse; new HTML, or another parser, is parsed."""
     from types import SimpleNamespace
 
+    from generator.site import mkdocs_adapter
+
     parsed, real = [], search_parser.page_sections
     monkeypatch.setattr(search_parser, "page_sections", lambda html: parsed.append(html) or real(html))
     entries = []
     index = SimpleNamespace(create_entry_for_section=lambda section, toc, url, page:
                             entries.append((section.id, "".join(section.title), "".join(section.text), url)))
 
-    def index_page(html):
+    def index_page(html, sections):
         entries.clear()
-        search_parser._add_entry_from_context(index, SimpleNamespace(meta={}, content=html, toc=[], url="p/"))
+        mkdocs_adapter.index_from_kept_sections(index, sections)
+        index.add_entry_from_context(SimpleNamespace(meta={}, content=html, toc=[], url="p/"))
         return list(entries)
 
     path = tmp_path / "sections.json"
-    try:
-        search_parser.use_section_cache(None)
-        html = QUIRKS[0] + QUIRKS[3]
-        plain = index_page(html)  # no cache: parsed
-        search_parser.use_section_cache(path)
-        assert index_page(html) == plain and len(parsed) == 2
-        assert index_page(html) == plain and len(parsed) == 2  # kept
-        search_parser.save_search_caches(keep_unused=False)
-        search_parser.use_section_cache(None)
-        search_parser.use_section_cache(path)  # read back from the file, as the next build does
-        assert index_page(html) == plain and len(parsed) == 2
-        assert index_page(html + "<p>more</p>") != plain and len(parsed) == 3
-        search_parser.save_search_caches(keep_unused=False)
-        search_parser.use_section_cache(None)
-        monkeypatch.setattr(search_parser, "_own_code", lambda: "another parser")
-        search_parser.use_section_cache(path)
-        assert index_page(html) == plain and len(parsed) == 4
-    finally:
-        search_parser.use_section_cache(None)
+    html = QUIRKS[0] + QUIRKS[3]
+    plain = index_page(html, None)  # nothing kept: parsed
+    kept = KeptAnswers(path, search_parser.sections_key())
+    assert index_page(html, kept) == plain and len(parsed) == 2
+    assert index_page(html, kept) == plain and len(parsed) == 2  # kept
+    kept.save(keep_unused=False)
+    kept = KeptAnswers(path, search_parser.sections_key())  # read back from the file, as the next build does
+    assert index_page(html, kept) == plain and len(parsed) == 2
+    assert index_page(html + "<p>more</p>", kept) != plain and len(parsed) == 3
+    kept.save(keep_unused=False)
+    monkeypatch.setattr(search_parser, "_own_code", lambda: "another parser")
+    assert index_page(html, KeptAnswers(path, search_parser.sections_key())) == plain and len(parsed) == 4
 
 
 def test_a_chinese_build_reuses_the_segmentation_and_the_sections_of_the_last(tmp_path, monkeypatch):

@@ -10,7 +10,10 @@ import time
 import urllib.request
 
 import pytest
-from conftest import EPOCH, ROOT
+from helpers import EPOCH, ROOT
+
+# `generator serve` builds the fixture site in every language before it answers
+pytestmark = pytest.mark.build
 
 
 def free_port() -> int:

@@ -1,4 +1,4 @@
-"""Escaping and locale formatting (generator/text.py)."""
+"""Escaping and locale formatting (generator/publish/text.py)."""
 from __future__ import annotations
 
 import datetime as _dt

@@ -10,7 +10,7 @@ import sys
 import jsonschema
 import pytest
 import yaml
-from conftest import ROOT
+from helpers import ROOT
 
 GPU = "gpus/nvidia/rtx-2070.yaml"
 

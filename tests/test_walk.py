@@ -9,9 +9,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import ROOT
-from test_browser import browser, server  # noqa: F401  (fixtures)
-from test_calculators_browser import LLM_URL, last, llm_field, root_of, wait_ready
+from helpers import LLM_URL, ROOT, last, llm_field, root_of, wait_ready
 
 SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
 SHOTS = ROOT / "build" / "walk"
@@ -38,7 +36,7 @@ CONTRAST = """(el) => {
 
 
 @pytest.fixture(params=sorted(SIZES))
-def reader(request, browser):  # noqa: F811
+def reader(request, browser):
     size = request.param
     phone = size == "phone"
     context = browser.new_context(viewport=SIZES[size], is_mobile=phone, has_touch=phone)
@@ -69,7 +67,7 @@ def seen(page, locator, min_contrast: float = 4.5) -> str:
     return locator.inner_text()
 
 
-def test_buyer_starts_on_the_home_page_and_gets_a_card(server, reader):  # noqa: F811
+def test_buyer_starts_on_the_home_page_and_gets_a_card(server, reader):
     size, page = reader
     page.goto(server + "/")
     start = page.locator("form.wg-start")
@@ -86,7 +84,7 @@ def test_buyer_starts_on_the_home_page_and_gets_a_card(server, reader):  # noqa:
     shot(page, "buyer", size)
 
 
-def test_model_checker_picks_a_model_and_a_card(server, reader):  # noqa: F811
+def test_model_checker_picks_a_model_and_a_card(server, reader):
     size, page = reader
     page.goto(server + LLM_URL)
     wait_ready(page, "llm")
@@ -111,7 +109,7 @@ def test_model_checker_picks_a_model_and_a_card(server, reader):  # noqa: F811
     shot(page, "model-fit", size)
 
 
-def test_historian_reads_the_matrix_and_compares_two_revisions(server, reader):  # noqa: F811
+def test_historian_reads_the_matrix_and_compares_two_revisions(server, reader):
     size, page = reader
     page.goto(server + "/history/")
     matrix = page.locator("#wg-matrix")
@@ -136,7 +134,7 @@ def test_historian_reads_the_matrix_and_compares_two_revisions(server, reader): 
     shot(page, "diff", size)
 
 
-def test_catalogue_user_filters_sorts_and_keeps_the_names(server, reader, built_site):  # noqa: F811
+def test_catalogue_user_filters_sorts_and_keeps_the_names(server, reader, built_site):
     size, page = reader
     _, ds = built_site
     page.goto(server + "/gpus/")
@@ -162,7 +160,7 @@ def test_catalogue_user_filters_sorts_and_keeps_the_names(server, reader, built_
     shot(page, "catalogue", size)
 
 
-def test_chart_reader_gets_a_point_s_values(server, reader):  # noqa: F811
+def test_chart_reader_gets_a_point_s_values(server, reader):
     size, page = reader
     page.goto(server + "/charts/")
     fig = page.locator("#wg-chart-spec-tensor")
@@ -182,7 +180,7 @@ def test_chart_reader_gets_a_point_s_values(server, reader):  # noqa: F811
 
 
 @pytest.mark.parametrize("lang, query, expect", [("fr/", "memoire", "Mémoire"), ("ko/", "타이탄", "TITAN")])
-def test_searcher_finds_what_they_typed(server, reader, lang, query, expect):  # noqa: F811
+def test_searcher_finds_what_they_typed(server, reader, lang, query, expect):
     size, page = reader
     page.goto(f"{server}/{lang}")
     if size == "phone":

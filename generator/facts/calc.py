@@ -3,13 +3,16 @@
 The calculators run in the browser (``docs/assets/js/calc/formulas.mjs``: parsing, validation,
 ranking, the decision tree). A page also prints one worked example per memory and cloud
 calculator; this module computes those figures with the same formulas, so no page types a number
-in. ``tests/fixtures/calculators.json`` holds golden cases that both implementations pass for
-the formulas they share. Results are dicts with the same keys as the JavaScript objects.
+in. The examples' inputs are in each calculator's folder (``calculator.yaml``), and so are the
+golden cases (``cases.json``) that both implementations pass for the formulas they share.
+Results are dicts with the same keys as the JavaScript objects.
 """
 from __future__ import annotations
 
 import functools
 import math
+
+from generator.data.calculators import calculators
 
 GIB = 1024 ** 3
 MIB = 1024 ** 2
@@ -92,27 +95,16 @@ def cloud_break_even(v: dict) -> dict:
 
 # ------------------------------------------------------------------ the worked examples
 
-def _conv(kernels: int, size: int, stride: int, padding: str) -> dict:
-    return {"type": "conv", "kernels": kernels, "size": size, "stride": stride, "padding": padding}
-
-
-# The inputs of each example: the articles' own figures, and the CNN widget's default network.
-EXAMPLE_INPUTS = {
-    "dense": {"layers": [9000, 4000, 4000, 32], "batch": 128},
-    "cnn_input": {"batch": 128, "height": 250, "width": 250, "channels": 3, "bits": 32},
-    "cnn_layers": [_conv(32, 3, 1, "same"), {"type": "pool", "size": 2, "stride": 2}, _conv(64, 3, 1, "same"),
-                   {"type": "pool", "size": 2, "stride": 2}, {"type": "reduce", "kernels": 16},
-                   _conv(32, 5, 2, "valid")],
-    "cloud": {"desktop": 2200, "gpu_w": 350, "system_w": 100, "kwh": 0.12, "util": 15, "cloud": 2.14, "spot": 0.9},
-}
+# The formulas a calculator's ``examples`` (its calculator.yaml) may name.
+FORMULAS = {"dense_memory": dense_memory, "cnn_memory": cnn_memory, "cloud_break_even": cloud_break_even}
 
 
 @functools.lru_cache(maxsize=1)
 def worked_examples() -> dict:
-    """dense: the 2015 article's network; cnn_input: its input alone; cnn: the widget's default
-    network; cloud: the 2020 article's desktop against cloud."""
-    x = EXAMPLE_INPUTS
-    return {"dense": dense_memory(x["dense"]["layers"], x["dense"]["batch"]),
-            "cnn_input": cnn_memory(x["cnn_input"], []),
-            "cnn": cnn_memory(x["cnn_input"], x["cnn_layers"]),
-            "cloud": cloud_break_even(x["cloud"])}
+    """Every calculator's worked examples, by name: each one's formula on its inputs (the
+    ``examples`` of the calculator's calculator.yaml, for instance the articles' own figures)."""
+    out = {}
+    for calculator in calculators():
+        for name, example in calculator.examples.items():
+            out[name] = FORMULAS[example["formula"]](**example["args"])
+    return out

@@ -130,7 +130,15 @@ class EstimateFacts:
         """The measurements by their ``key``, in their order: one pass over them, then each page's
         rows are found without reading the others (a build of every page in one process would
         otherwise read every measurement for each page)."""
-        return _of_rows(("by", key), self.bundle.measurements, lambda rows: _index_rows(rows, key))
+        index = self._row_indexes.get(key)
+        if index is None:
+            index = self._row_indexes[key] = _of_rows(("by", key), self.bundle.measurements,
+                                                      lambda rows: _index_rows(rows, key))
+        return index
+
+    @functools.cached_property
+    def _row_indexes(self) -> dict[str, dict[str, list[dict]]]:
+        return {}
 
     @functools.cached_property
     def _training(self) -> dict:

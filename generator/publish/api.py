@@ -175,7 +175,7 @@ def client_data(ds: Dataset) -> dict:
         "models": [{k: v for k, v in m.items() if k not in ("sources", "notes")} for m in models_result(ds)],
         # fitted constants, measured errors and the reference card: what estimate.mjs takes as `table`
         "estimates": facts.estimates,
-        # what the picker applies for each revision, and today's cards (generator/picker.py, today.py)
+        # what the picker applies for each revision, and today's cards (generator/facts/picker.py, today.py)
         "picker": facts.picker_views,
         "today": facts.today_client,
     }

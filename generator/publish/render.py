@@ -16,22 +16,25 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
+from generator.data.calculators import calculators, with_pages
 from generator.data.dataset import Dataset, Localizer, Record
 from generator.data.locales import DEFAULT_LANG, LOCALES
 from generator.data.schema import ID_RE
+from generator.estimate.formats import TABLES as ENGINE_TABLES
 from generator.facts.calc import worked_examples
 from generator.facts.derive import derive
 from generator.facts.history import sources_for
+from generator.publish import pages as registry
 from generator.publish.charts import PERF_PRICE_ON_PAGE, charts_for, perf_price_chart, priced_tables
-from generator.publish.pages import LIST_ROWS, NAV, PAGE_KINDS, single_paths
+from generator.publish.pages import LIST_ROWS, single_paths
 from generator.publish.render_estimates import EstimatesText
 from generator.publish.text import escape_md, escape_title, format_date, format_number, yaml_str
 
 DATE_ID_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 NAV_REVISIONS = 6
-# The calculator pages (templates/pages/site/calculators), in the order of the sidebar.
-CALCULATORS = (("calc.nav_overview", "index"), ("calc.dense.heading", "memory-dense"), ("calc.cnn.heading", "memory-cnn"),
-               ("calc.llm.heading", "memory-llm"), ("calc.picker.heading", "picker"), ("calc.cloud.heading", "cloud"))
+# The calculators' overview, first in their part of the sidebar; the calculators follow in their
+# order (generator/data/calculators.py).
+CALCULATORS_OVERVIEW = ("calc.nav_overview", "index")
 PLACEHOLDER = re.compile(r"(\{[a-z][a-z0-9_]*\})")
 
 
@@ -141,6 +144,8 @@ def make_env(templates_dir: Path, cache_dir: Path | None = None) -> jinja2.Envir
     )
     env.filters["id"] = safe_id
     env.globals["examples"] = worked_examples()
+    env.globals["engine_tables"] = ENGINE_TABLES  # the LLM calculator's choices (tables.json)
+    env.globals["calculators"] = functools.partial(with_pages, Path(templates_dir))
     env.globals["sources_for"] = sources_for
     env.globals["charts_for"] = _charts_for
     env.globals["perf_price_chart"] = _perf_price_chart
@@ -301,7 +306,7 @@ def render_language(ds: Dataset, lang: str, templates_dir: Path, only: Collectio
     env = make_env(templates_dir, cache_dir)
     ctx = Context(ds, lang)
     pages = []
-    for kind in PAGE_KINDS:
+    for kind in registry.PAGE_KINDS:
         if only is not None and kind.path is not None and kind.path not in only:
             continue
         tpl = env.get_template(kind.template)
@@ -314,14 +319,29 @@ def render_language(ds: Dataset, lang: str, templates_dir: Path, only: Collectio
     return pages
 
 
-def _site_pages(env, ctx: Context, ds: Dataset, templates_dir: Path, only: Collection[str] | None = None) -> list[Page]:
-    """Stand-alone pages: templates/pages/site/<path>.md.j2 becomes <path>.md in every language."""
+def site_page_templates(templates_dir: Path) -> dict[str, str]:
+    """Stand-alone pages, page path -> template name: templates/pages/site/<path>.md.j2 becomes
+    <path>.md in every language, and a calculator's page (its folder's page.md.j2) becomes
+    calculators/<page>.md."""
     base = Path(templates_dir) / "site"
-    out = []
+    own = {c.template: c.page_path for c in calculators(Path(templates_dir)) if c.template and c.page}
+    folders = [c.folder for c in calculators(Path(templates_dir))]
+    out = {}
     for tpl in sorted(base.rglob("*.md.j2")) if base.is_dir() else []:
-        rel = tpl.relative_to(base).as_posix()
-        if only is None or rel[: -len(".j2")] in only:
-            out += split_rest(Page(rel[: -len(".j2")], env.get_template(f"site/{rel}").render(c=ctx, ds=ds, facts=ctx.facts)))
+        name = f"site/{tpl.relative_to(base).as_posix()}"
+        if name in own:
+            out[own[name]] = name
+        elif not any(tpl.is_relative_to(folder) for folder in folders):
+            out[name[len("site/"): -len(".j2")]] = name
+    return out
+
+
+def _site_pages(env, ctx: Context, ds: Dataset, templates_dir: Path, only: Collection[str] | None = None) -> list[Page]:
+    """The stand-alone pages of :func:`site_page_templates`."""
+    out = []
+    for path, name in site_page_templates(templates_dir).items():
+        if only is None or path in only:
+            out += split_rest(Page(path, env.get_template(name).render(c=ctx, ds=ds, facts=ctx.facts)))
     return out
 
 
@@ -331,15 +351,16 @@ def nav(ds: Dataset, lang: str, templates_dir: Path | None = None) -> list:
 
     loc = Localizer(ds, lang)
     esc = escape_title
-    site = Path(templates_dir or Path(__file__).resolve().parents[2] / "templates" / "pages") / "site"
+    templates = Path(templates_dir or Path(__file__).resolve().parents[2] / "templates" / "pages")
     kinds = single_paths(ds)
     months = [loc.ui(f"date.month.{i}") for i in range(1, 13)]
+    site_pages = site_page_templates(templates)
 
     def exists(path: str) -> bool:
-        return path in kinds or (site / (path[: -len(".md")] + ".md.j2")).is_file()
+        return path in kinds or path in site_pages
 
     out = []
-    for entry in NAV:
+    for entry in registry.NAV:
         if entry.group == "revisions":
             # The newest few revisions only: every page carries the sidebar, so its size must not
             # grow with the history; the rest are one click away on the list page and in each
@@ -348,9 +369,10 @@ def nav(ds: Dataset, lang: str, templates_dir: Path | None = None) -> list:
                          for r in reversed(ds.revisions[-NAV_REVISIONS:])]
             out.append({esc(loc.ui(entry.key)): [{esc(loc.ui("nav.all_revisions")): entry.path}] + revisions})
         elif entry.group == "calculators":
-            calculators = [(key, page) for key, page in CALCULATORS if exists(f"calculators/{page}.md")]
-            if calculators:
-                out.append({esc(loc.ui(entry.key)): [{esc(loc.ui(key)): f"calculators/{page}.md"} for key, page in calculators]})
+            entries = [CALCULATORS_OVERVIEW] + [(c.nav, c.page) for c in with_pages(templates)]
+            shown = [(key, page) for key, page in entries if exists(f"calculators/{page}.md")]
+            if shown:
+                out.append({esc(loc.ui(entry.key)): [{esc(loc.ui(key)): f"calculators/{page}.md"} for key, page in shown]})
         elif exists(entry.path):
             out.append({esc(loc.ui(entry.key)): entry.path})
     return out

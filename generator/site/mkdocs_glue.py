@@ -1,18 +1,21 @@
-"""The only module that imports MkDocs: build one language, or serve with live reload."""
+"""MkDocs' builds: one language, in full or (the preview's) in place. Serving with live reload is
+in generator/site/mkdocs_serve.py; every private part of MkDocs or its theme that a build replaces
+is in generator/site/mkdocs_adapter.py, what the preview changes through MkDocs' public plugin
+events in generator/site/mkdocs_events.py. These modules (and search_parser.py, which the adapter
+puts in place) are the only ones that import MkDocs; this one imports it only when it builds."""
 from __future__ import annotations
 
 import contextlib
 import copy
-import functools
-import hashlib
 import logging
 import os
 import posixpath
 import re
 from pathlib import Path
-from generator.site import search_parser
+
+from generator import reuse
 from generator.reuse import Kept as KeptAnswers
-from generator.site.mkdocs_hooks import stash_token
+from generator.site.mkdocs_serve import serve  # noqa: F401 - the command line's entry
 
 os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
 os.environ.setdefault("DISABLE_MKDOCS_2_WARNING", "true")
@@ -22,108 +25,31 @@ class BuildFailed(Exception):
     pass
 
 
-_CACHE_DIR: Path | None = None
-_TEMPLATE_LISTS: dict[tuple, list] = {}
-_PREVIEW = {"skip_theme_pages": False, "keep_lists": False, "narrow": False}
-
-
 def use_template_cache(folder: Path) -> None:
     """Compile the theme's Jinja templates once: their bytecode is kept in ``folder`` and shared by
-    every build (the four language processes, and each preview rebuild). The search index's
-    Chinese word segmentation is kept beside it, one file per language
-    (``generator/search_parser.py``)."""
-    global _CACHE_DIR
+    every build (the four language processes, and each preview rebuild). The answers kept between
+    builds (MkDocs' renders of the pages' Markdown, the search index's sections and Chinese
+    segmentation: one file of each per language) are kept beside it."""
     folder.mkdir(parents=True, exist_ok=True)
-    _CACHE_DIR = folder
-    _patch_theme()
+    reuse.KEPT_FILES.put("folder", folder)
 
 
 def forget_theme_files() -> None:
     """The theme's files changed: list them again on the next build."""
-    _TEMPLATE_LISTS.clear()
+    reuse.THEME_FILES.clear()
 
 
-def _patch_theme() -> None:
-    import jinja2
-    from mkdocs.theme import Theme
-
-    if getattr(Theme.get_env, "_whichgpu", False):
-        return
-    original = Theme.get_env
-
-    def get_env(self):
-        env = original(self)
-        if _CACHE_DIR is not None:
-            env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(_CACHE_DIR))
-        if _PREVIEW["skip_theme_pages"] or _PREVIEW["keep_lists"]:
-            # A preview lists the theme's files (thousands of icons) once, not on every rebuild,
-            # and a full build once before its languages fork, not once in each; MkDocs' filter
-            # of that list depends only on the theme.
-            key = tuple(getattr(env.loader, "searchpath", ()))
-            plain = env.list_templates
-
-            def list_templates(extensions=None, filter_func=None):
-                if key not in _TEMPLATE_LISTS:
-                    _TEMPLATE_LISTS[key] = plain(extensions, filter_func)
-                return list(_TEMPLATE_LISTS[key])
-
-            env.list_templates = list_templates
-        _keep_side_nav(env)
-        return env
-
-    get_env._whichgpu = True  # type: ignore[attr-defined]
-    Theme.get_env = get_env
+def forget_kept_answers() -> None:
+    """Read the answers kept between builds from their files again on the next build, as a new
+    process does."""
+    folder = reuse.KEPT_FILES.find("folder")
+    reuse.KEPT_FILES.clear()
+    if folder is not None:
+        reuse.KEPT_FILES.put("folder", folder)
 
 
-NAV_TEMPLATE = "partials/nav.html"
-
-
-def _keep_side_nav(env) -> None:
-    """The theme's side navigation, rendered once for the pages that share what it reads.
-
-    A page outside the navigation (a GPU, model, revision, diff or topic page: thousands at ten
-    times the data) marks no item active, and each link of the navigation is relative to the
-    page's folder. So every such page of one folder gets the same navigation, unless an item
-    lies below the page itself; it is rendered for the first and given to the others."""
-    plain = env.get_template
-    kept: dict[tuple, str] = {}
-
-    def get_template(name, parent=None, globals=None):
-        template = plain(name, parent, globals)
-        if name == NAV_TEMPLATE and not getattr(template, "_whichgpu", False):
-            render = template.root_render_func
-
-            def root_render_func(context):
-                key = _nav_key(context)
-                if key is None:
-                    yield from render(context)
-                    return
-                if key not in kept:
-                    kept[key] = "".join(render(context))
-                yield kept[key]
-
-            template.root_render_func = root_render_func
-            template._whichgpu = True
-        return template
-
-    env.get_template = get_template
-
-
-def _nav_key(context) -> tuple | None:
-    """What the navigation of ``context``'s page depends on, when that page is outside it; None
-    for a page in the navigation (its item is active) or one with an item below it."""
-    page, nav = context.get("page"), context.get("nav")
-    if page is None or nav is None or not isinstance(getattr(page, "url", None), str):
-        return None
-    url = page.url
-    for item in nav.pages:
-        if item is page or item == page or (url and item.url.startswith(url)):
-            return None
-    folder = url.rstrip("/").rpartition("/")[0]
-    return id(nav), folder, context.get("base_url"), id(context.get("config"))
-
-
-def _quiet_logging() -> None:
+def quiet_logging() -> None:
+    """MkDocs' messages at WARNING and above on the terminal, once, not passed to the root logger."""
     log = logging.getLogger("mkdocs")
     if not any(getattr(h, "_whichgpu", False) for h in log.handlers):
         handler = logging.StreamHandler()
@@ -134,39 +60,32 @@ def _quiet_logging() -> None:
         log.propagate = False
 
 
-def _ready() -> None:
-    """What every build in this process needs once: quiet logging, the theme's template cache and
-    the search indexer (generator/search_parser.py)."""
-
-    _quiet_logging()
-    _patch_theme()
-    _patch_render()
-    search_parser.install()
-
-
 @contextlib.contextmanager
 def preloaded(config_file: Path, docs_dir: Path):
     """Ready in this process what every language's build would otherwise do again: import MkDocs,
-    the theme's plugins and the Markdown extensions of ``config_file`` (by loading it once, with
-    ``docs_dir`` as its folder of pages), install the search parser, and list the theme's files.
-    A full build forks its language processes inside this, and they inherit it instead of each
+    the theme's plugins, the search parser and the Markdown extensions of ``config_file`` (by
+    loading it once, with ``docs_dir`` as its folder of pages), and list the theme's files. A
+    full build forks its language processes inside this, and they inherit it instead of each
     paying for it; on leaving, the list of theme files is forgotten (the theme may change before
     the next build)."""
     from mkdocs.commands import build as _mk  # noqa: F401
     from mkdocs.config import load_config
     from mkdocs.structure.files import Files
 
-    _ready()
-    _PREVIEW["keep_lists"] = True
+    from generator.site import mkdocs_adapter as adapter
+
+    quiet_logging()
+    adapter.check_versions()  # an unknown version fails here, not in each language's build
+    settings = adapter.Settings(templates=reuse.KEPT_FILES.find("folder"), keep_theme_files=True)
     try:
         try:
             config = load_config(str(config_file), docs_dir=str(docs_dir))
-            Files([]).add_files_from_theme(config.theme.get_env(), config)
+            with adapter.applied(config, settings):
+                Files([]).add_files_from_theme(config.theme.get_env(), config)
         except Exception:  # a broken configuration is reported by the build itself, with its message
             pass
         yield
     finally:
-        _PREVIEW["keep_lists"] = False
         forget_theme_files()
 
 
@@ -190,7 +109,7 @@ def build(config_file: Path, overrides: dict, *, rebuild: set[str] | None = None
     every file makes it. Should MkDocs warn of anything (a link the narrowed list cannot resolve,
     say) or fail, that build's HTML and messages are thrown away and the page is built again
     knowing every file, so that what the reader sees and the terminal says are a full list's."""
-    _ready()
+    quiet_logging()
     if narrow and rebuild is not None and static is not None:
         with _warnings_held() as held:  # MkDocs consumes the dicts it validates: it gets a copy
             try:
@@ -204,181 +123,88 @@ def build(config_file: Path, overrides: dict, *, rebuild: set[str] | None = None
 
 def _build(config_file: Path, overrides: dict, rebuild: set[str] | None, theme_pages: bool, static: set[str] | None,
            search_index: bool, narrow: bool) -> None:
-    from mkdocs.commands import build as mk
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
-    from mkdocs.structure.files import File
 
+    from generator.site import mkdocs_adapter as adapter
 
-    _ready()
+    adapter.check_versions()  # before anything of MkDocs is replaced
     dirty = rebuild is not None
-    original_theme_page, original_modified, original_get_files = mk._build_theme_template, File.is_modified, mk.get_files
-    _PREVIEW["skip_theme_pages"] = dirty
-    if dirty and not theme_pages:
-        mk._build_theme_template = lambda *a, **k: None
-    if dirty:
-        def is_modified(file) -> bool:
-            if file.is_documentation_page():
-                # a caller that names what changed names every page to build; otherwise a page
-                # never built before is built too
-                return file.src_uri in rebuild or (static is None and not os.path.isfile(file.abs_dest_path))
-            if static is not None:
-                return file.src_uri in static
-            return original_modified(file)
-
-        File.is_modified = is_modified
-        mk.get_files = lambda config: _listed_files(config, original_get_files,
-                                                    None if static is None else rebuild | static,
-                                                    rebuild if narrow else None)
+    listing = None
     try:
         config = load_config(str(config_file), strict=not dirty, **overrides)
-        privacy = config.plugins.get("material/privacy")
-        if privacy is not None:
-            skip_rows_in_privacy(privacy)
-        search = config.plugins.get("material/search")
-        if search is not None and dirty and not search_index:
-            search.config.enabled = False  # read by the plugin as it indexes a page and writes the index
-        settings = ", ".join(f"{k} {getattr(search.config, k, None)}" for k in ("jieba_dict", "jieba_dict_user")
-                             ) if search else ""
-        kept = None if _CACHE_DIR is None else _CACHE_DIR.parent
-        name = Path(config.docs_dir).name
-        search_parser.use_segment_cache(kept and kept / f"search-segments-{name}.json", settings)
-        search_parser.use_section_cache(kept and kept / f"search-sections-{name}.json")
-        use_render_cache(kept and kept / f"renders-{name}.json")
-        # a narrowed build neither finds nor keeps renders: they are keyed by every file's place,
-        # which that build does not list (and the open page's Markdown has just changed: there is
-        # none to find); the kept ones stay loaded for the next build
-        _PREVIEW["narrow"] = narrow
         if dirty:
-            index = Path(config.site_dir) / "search" / "search_index.json"
-            before = index.read_text(encoding="utf-8") if index.is_file() and search_index else None
-            with _no_dirty_warning():
-                mk.build(config, dirty=True)
-            if before is not None:
-                merge_search_index(index, before)
-        else:
-            mk.build(config)
-        search_parser.save_search_caches(keep_unused=dirty)
-        if _RENDERS is not None:
-            _RENDERS.save(keep_unused=dirty)
+            _tell_preview_build(config, rebuild, static, theme_pages, search_index)
+            named = None if static is None else rebuild | static
+
+            def listing(config, walk):
+                return _listed_files(config, walk, named, rebuild if narrow else None)
+
+        settings, kept = _settings(config, dirty, narrow)
+        with adapter.applied(config, settings, listing):
+            _run(config, dirty, search_index)
+        for answers in kept:
+            answers.save(keep_unused=dirty)
     except MkDocsException as exc:  # Abort in strict mode, config errors
         raise BuildFailed(str(exc)) from exc
-    finally:
-        mk._build_theme_template, File.is_modified, mk.get_files = original_theme_page, original_modified, original_get_files
-        _PREVIEW["skip_theme_pages"] = _PREVIEW["narrow"] = False
 
 
-# MkDocs' render of each page's Markdown (its HTML, table of contents, title and anchors), kept
-# between builds: a page whose Markdown, place and site did not change is not converted again.
-_RENDERS = None
-_NEUTRAL = "wgrawkept"  # stands for the page's placeholder token (mkdocs_hooks) in what is kept
+def _tell_preview_build(config, rebuild: set[str], static: set[str] | None, theme_pages: bool, search_index: bool):
+    from generator.site.mkdocs_events import PreviewBuild
+
+    search = config.plugins.get("material/search")
+    if search is not None and not search_index:
+        search.config.enabled = False  # read by the plugin as it indexes a page and writes the index
+    config.plugins["whichgpu/preview"] = PreviewBuild(rebuild, static, theme_pages)
 
 
-def use_render_cache(path: Path | None) -> None:
-    """Keep MkDocs' renders of the pages' Markdown in ``path`` (None: no cache) between builds.
-    Its key holds the versions of MkDocs and Python-Markdown and this module's code; each
-    answer's question holds the page's Markdown, its place, the site's files and the Markdown
-    settings. A render that logged anything is not kept, so its message comes on every build."""
-    global _RENDERS
-    if path is None:
-        _RENDERS = None
-        return
-    import markdown
-    import mkdocs
+def _settings(config, dirty: bool, narrow: bool):
+    """What the adapter's replacements use in this build, and the answers kept in files to save
+    after it. A narrowed build neither finds nor keeps renders: they are keyed by every file's
+    place, which that build does not list (and the open page's Markdown has just changed: there
+    is none to find); the kept ones stay loaded for the next build."""
+    from generator.site import mkdocs_adapter as adapter
+    from generator.site import search_parser
+
+    templates = reuse.KEPT_FILES.find("folder")
+    folder, name = templates and templates.parent, Path(config.docs_dir).name
+    search = config.plugins.get("material/search")
+    dictionaries = ", ".join(f"{k} {getattr(search.config, k, None)}" for k in ("jieba_dict", "jieba_dict_user")
+                             ) if search else ""
+    renders = _open_kept(folder, "renders", name, adapter.renders_key())
+    segments = _open_kept(folder, "search-segments", name, search_parser.segments_key(dictionaries))
+    sections = _open_kept(folder, "search-sections", name, search_parser.sections_key())
+    settings = adapter.Settings(templates=templates, keep_theme_files=dirty, renders=None if narrow else renders,
+                                sections=sections, segments=segments)
+    return settings, [kept for kept in (segments, sections, renders) if kept is not None]
 
 
-    key = f"mkdocs {mkdocs.__version__}, markdown {markdown.__version__}, glue {_own_code()}"
-    if _RENDERS is None or _RENDERS.path != path or _RENDERS.key != key:
-        _RENDERS = KeptAnswers(path, key)
-
-
-@functools.cache
-def _own_code() -> str:
-    return hashlib.blake2b(Path(__file__).read_bytes(), digest_size=12).hexdigest()
-
-
-_SIGNATURES: dict[str, tuple] = {}
-
-
-def _site_signature(config, files) -> str:
-    """What a page's render reads besides its own Markdown: the Markdown settings and every
-    file's place (links are resolved against them). Computed once per build (per ``files``)."""
-    last = _SIGNATURES.get("files")
-    if last is not None and last[0] is files and last[1] is config:
-        return last[2]
-    h = hashlib.blake2b(digest_size=16)
-    settings = {k: config.get(k) for k in ("markdown_extensions", "mdx_configs", "use_directory_urls", "validation",
-                                          "site_url", "docs_dir")}
-    h.update(repr(sorted(settings.items(), key=lambda kv: kv[0])).encode())
-    for f in files:
-        h.update(f"\0{f.src_uri}\0{f.dest_uri}\0{f.url}\0{f.inclusion}".encode())
-    _SIGNATURES["files"] = (files, config, h.hexdigest())
-    return _SIGNATURES["files"][2]
-
-
-def _toc_tokens(items) -> list:
-    return [{"name": a.title, "id": a.id, "level": a.level, "children": _toc_tokens(a.children)} for a in items]
-
-
-def _patch_render() -> None:
-    from mkdocs.structure.pages import Page
-    from mkdocs.structure.toc import get_toc
-
-    if getattr(Page.render, "_whichgpu", False):
-        return
-    original = Page.render
-
-    def render(self, config, files):
-        if _RENDERS is None or _PREVIEW["narrow"] or self.markdown is None or _NEUTRAL in self.markdown:
-            return original(self, config, files)
-
-        token = stash_token(self)
-        neutral = self.markdown.replace(token, _NEUTRAL) if token else self.markdown
-        h = hashlib.blake2b(neutral.encode("utf-8"), digest_size=16)
-        h.update(f"\0{self.file.src_uri}\0{self.file.dest_uri}\0{self.file.url}\0{_site_signature(config, files)}".encode())
-        question = h.hexdigest()
-        debug = logging.getLogger("mkdocs").getEffectiveLevel() <= logging.DEBUG
-        kept = _RENDERS.find(question)
-        if kept is not None:
-            links = {files.get_file_from_path(uri): anchors for uri, anchors in kept["links"].items()}
-            if None not in links:
-                self.content = kept["content"].replace(_NEUTRAL, token) if token else kept["content"]
-                self.toc = get_toc(kept["toc"])
-                self._title_from_render = kept["title"]
-                self.present_anchor_ids = set(kept["anchors"])
-                if not debug:
-                    self.links_to_anchors = links
-                return None
-        logged = _Logged()
-        log = logging.getLogger("mkdocs")
-        log.addHandler(logged)
-        try:
-            original(self, config, files)
-        finally:
-            log.removeHandler(logged)
-        if not logged.any and not debug and (not token or _NEUTRAL not in self.content):
-            content = self.content.replace(token, _NEUTRAL) if token else self.content
-            _RENDERS.keep(question, {"content": content, "toc": _toc_tokens(self.toc), "title": self._title_from_render,
-                                     "anchors": sorted(self.present_anchor_ids or ()),
-                                     "links": {f.src_uri: dict(a) for f, a in (self.links_to_anchors or {}).items()}})
+def _open_kept(folder: Path | None, kind: str, name: str, key: str | None) -> KeptAnswers | None:
+    """The answers of ``kind`` kept for the docs folder ``name`` in a file of ``folder``, under
+    ``key`` (None: none kept). The one in use of each kind stays loaded between builds while its
+    file and key stay the same."""
+    if folder is None or key is None:
         return None
-
-    render._whichgpu = True  # type: ignore[attr-defined]
-    Page.render = render
-
-
-class _Logged(logging.Handler):
-    """Notes whether anything was logged (at INFO or above) while it is attached."""
-
-    def __init__(self):
-        super().__init__(logging.INFO)
-        self.any = False
-
-    def emit(self, record) -> None:
-        self.any = True
+    path = folder / f"{kind}-{name}.json"
+    kept = reuse.KEPT_FILES.find(kind)
+    if kept is None or kept.path != path or kept.key != key:
+        kept = KeptAnswers(path, key)
+        reuse.KEPT_FILES.put(kind, kept)
+    return kept
 
 
-_LISTED: dict[tuple, tuple[dict, list, dict]] = {}
+def _run(config, dirty: bool, search_index: bool) -> None:
+    from mkdocs.commands import build as mk
+
+    if not dirty:
+        mk.build(config)
+        return
+    index = Path(config.site_dir) / "search" / "search_index.json"
+    before = index.read_text(encoding="utf-8") if index.is_file() and search_index else None
+    with _no_dirty_warning():
+        mk.build(config, dirty=True)
+    if before is not None:
+        merge_search_index(index, before)
 
 
 def _listed_files(config, get_files, named: set[str] | None, pages: set[str] | None = None):
@@ -394,14 +220,14 @@ def _listed_files(config, get_files, named: set[str] | None, pages: set[str] | N
     from mkdocs.structure.files import Files
 
     key = (config.docs_dir, config.site_dir, config.use_directory_urls, str(config.exclude_docs))
-    hit = _LISTED.get(key)
+    hit = reuse.LISTED_FILES.find(key)
     if named is None or hit is None or not named <= hit[0].keys():
         files = get_files(config)
         kept = [copy.copy(f) for f in files]  # before any page is attached to them
         # what ``known`` holds depends only on the paths and their order: a walk that finds the
         # same (the background's full builds) keeps it, so the next narrowed step does not redo it
         same = hit is not None and [f.src_uri for f in kept] == [f.src_uri for f in hit[1]]
-        _LISTED[key] = ({f.src_uri: f for f in kept}, kept, hit[2] if same else {})
+        reuse.LISTED_FILES.put(key, ({f.src_uri: f for f in kept}, kept, hit[2] if same else {}))
         return files
     by_uri, kept, known = hit
     if pages is None:
@@ -485,40 +311,6 @@ class _Hold(logging.Filter):
         return True
 
 
-ROWS_SUFFIX = ".rows.js"
-# Files generated from escaped data (``assets/data/``: the calculators' data, the search terms):
-# they hold no asset and grow with the data.
-DATA_PREFIX = "assets/data/"
-_MEDIA_PARSED: dict[tuple, list] = {}
-
-
-def skip_rows_in_privacy(plugin) -> None:
-    """The theme's privacy plugin reads every script and style sheet of the pages on each build,
-    looking for external assets. The rows of long tables (``*.rows.js``, beside their pages, see
-    ``render.split_rest``) and the files of ``assets/data/`` are made from escaped data: they
-    hold links, never assets, and they grow with the data (12 MB at ten times it): a preview step
-    would read them all each time. Any other file is read once per content: what it found is kept
-    by the file's path, size and modification time."""
-    parse = plugin._parse_media  # the one method that reads a file (mkdocs-material 9.x)
-
-    def parse_media(initiator):
-        uri = initiator.src_uri
-        if uri.endswith(ROWS_SUFFIX) or uri.startswith(DATA_PREFIX):
-            return []
-        try:
-            st = os.stat(initiator.abs_src_path)
-        except (OSError, TypeError):
-            return parse(initiator)
-        key = (initiator.abs_src_path, st.st_size, st.st_mtime_ns)
-        if key not in _MEDIA_PARSED:
-            if len(_MEDIA_PARSED) >= 4096:  # the oldest goes, never what was just read
-                del _MEDIA_PARSED[next(iter(_MEDIA_PARSED))]
-            _MEDIA_PARSED[key] = parse(initiator)
-        return list(_MEDIA_PARSED[key])
-
-    plugin._parse_media = parse_media
-
-
 def merge_search_index(path: Path, before: str) -> None:
     """A dirty build writes an index of the pages it built; put back every other page's entries."""
     import json
@@ -547,70 +339,3 @@ class _no_dirty_warning:
         self.log.removeFilter(self.filter)
 
 
-def _telling(schedule, preview, handler, path, **kwargs):
-    """``schedule`` (the observer's) with ``handler`` first telling ``preview`` what it saw: the
-    preview then reads again only the files written (the server's own handler only asks for a
-    build)."""
-    plain = handler.on_any_event
-
-    def on_any_event(event):
-        preview.saw(event.event_type, os.fsdecode(event.src_path), event.is_directory)
-        plain(event)
-
-    handler.on_any_event = on_any_event
-    return schedule(handler, path, **kwargs)
-
-
-def serve(site_dir: Path, preview, watch: list[Path], host: str, port: int) -> None:
-    """Serve ``site_dir`` with live reload. ``preview`` (:class:`generator.site.preview.Preview`)
-    rebuilds when a watched path changes, learns which page is open from the requests, holds a
-    request for a page it has not rebuilt yet, and gives the problems to show on every page."""
-    from mkdocs.livereload import LiveReloadServer
-
-    _quiet_logging()
-    logging.getLogger("mkdocs").setLevel(logging.INFO)
-
-    class Server(LiveReloadServer):
-        def _serve_request(self, environ, start_response):
-            path = environ["PATH_INFO"].encode("latin-1").decode("utf-8", "ignore")
-            if not path.startswith("/livereload/"):
-                preview.seen(path)
-                preview.wait_for(path)
-            return super()._serve_request(environ, start_response)
-
-        def _inject_js_into_html(self, content, epoch):
-            content = super()._inject_js_into_html(content, epoch)
-            banner = preview.banner()
-            if banner:
-                at = content.find(b">", content.find(b"<body")) + 1 if b"<body" in content else 0
-                content = content[:at] + banner + content[at:]
-            return content
-
-    server = Server(builder=preview.update, host=host, port=port, root=str(site_dir))
-    server.build_delay = 0.05
-    try:  # inotify: a saved file is seen at once, not at the next poll
-        import functools
-
-        import watchdog.observers
-        from watchdog import events
-
-        observer = watchdog.observers.Observer()
-        # Only writes count: the builder's own reads (opened, closed without writing) would start
-        # another build after every build.
-        schedule = functools.partial(observer.schedule, event_filter=[
-            events.FileCreatedEvent, events.FileModifiedEvent, events.FileDeletedEvent, events.FileMovedEvent,
-            events.FileClosedEvent, events.DirCreatedEvent, events.DirDeletedEvent, events.DirMovedEvent])
-        observer.schedule = functools.partial(_telling, schedule, preview)
-        server.observer = observer
-        preview.watched()
-    except Exception:  # pragma: no cover - platforms without a native watcher keep polling
-        pass
-    for path in watch:
-        if path.exists():
-            server.watch(str(path))
-    try:
-        server.serve()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.shutdown()

@@ -19,9 +19,11 @@ from pathlib import Path
 
 import yaml
 
+from generator.data.calculators import calculators
 from generator.publish.api import write_api, write_client_data
+from generator.publish.assets import static_bytes, static_files
 from generator.publish.feed import atom
-from generator.data.locales import LANGS, locale
+from generator.data.locales import LANGS, build_order, locale
 from generator.data.dataset import Dataset, Localizer
 from generator.data.problems import DataError, Problem
 from generator.publish.render import MissingText, alternates, nav, render_language
@@ -230,27 +232,25 @@ def _copy_static(paths: Paths, lang: str, only: set[str] | None, changed: set[st
     with ``only``, hand-written pages outside it are left alone. Returns the texts of the pages
     of ``only`` it copied."""
     lang_dir, texts = paths.build / "docs" / lang, []
-    for src_dir in (paths.static / lang, paths.static / "assets"):
-        if not src_dir.is_dir():
-            continue
-        for src in sorted(p for p in src_dir.rglob("*") if p.is_file()):
-            rel = src.relative_to(paths.static / lang if src_dir.name == lang else paths.static)
-            target = lang_dir / rel
-            if only is not None and rel.suffix == ".md":
-                if rel.as_posix() not in only:
-                    continue
-                texts.append(src.read_text(encoding="utf-8"))
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if not target.exists() or target.read_bytes() != src.read_bytes():
-                shutil.copyfile(src, target)
-                changed.add(rel.as_posix())
-            wanted.add(target)
+    for src, rel in static_files(paths.static, lang, paths.templates):
+        target = lang_dir / rel
+        if only is not None and rel.suffix == ".md":
+            if rel.as_posix() not in only:
+                continue
+            texts.append(src.read_text(encoding="utf-8"))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        data = static_bytes(src, rel, paths.templates)
+        if not target.exists() or target.read_bytes() != data:
+            target.write_bytes(data)
+            changed.add(rel.as_posix())
+        wanted.add(target)
     return texts
 
 
 # What makes a page's scripts load the shared data file (docs/assets/js/whichgpu.js: compare, the
-# diff picker, the revision selector; calc/main.mjs: the calculators of NEEDS_DATA).
-_CLIENT_DATA_HOOKS = re.compile(r'id="wg-compare"|id="wg-diff"|\bwg-revision-select\b|data-wg-calc="(?:llm|picker|tree)"')
+# diff picker, the revision selector; calc/main.mjs: the calculators with client_data: true).
+_CLIENT_DATA_HOOKS = re.compile(r'id="wg-compare"|id="wg-diff"|\bwg-revision-select\b|data-wg-calc="(?:'
+                                + "|".join(c.id for c in calculators() if c.client_data) + ')"')
 
 
 def uses_client_data(page_text: str) -> bool:
@@ -361,11 +361,10 @@ def build_site(paths: Paths, langs=LANGS, timings: Timings | None = None) -> Dat
     return ds
 
 
-# Longest first, so that the last language to start is a short one: Chinese pays for word
-# segmentation of its search index (its dictionary alone loads in about 0.6 s, where the text
-# changed since the last build), English writes and copies the JSON API, and French pages are
-# longer than Korean ones. With two processes, the first of zh and en to finish takes fr, the other ko.
-BUILD_ORDER = ("zh", "en", "fr", "ko")
+# Longest first, so that the last language to start is a short one: the order follows each
+# language's ``build_weight`` in the locale table. With two processes, the first of the two
+# heaviest to finish takes the third, the other the fourth.
+BUILD_ORDER = tuple(build_order(LANGS))
 
 
 def _can_fork(jobs: int) -> bool:
@@ -381,7 +380,7 @@ def _build_pipelined(ds: Dataset, paths: Paths, parts: dict[str, Path], timings:
     build starts. Timings: ``generate`` is the sum of the languages' generation, each
     ``mkdocs:<lang>`` its own build."""
 
-    langs = sorted(parts, key=lambda lang: BUILD_ORDER.index(lang) if lang in BUILD_ORDER else len(BUILD_ORDER))
+    langs = build_order(parts)
     # What each language process would otherwise redo is done once here and inherited by the fork:
     # the derived tables, the page templates' compiled code, and MkDocs with its plugins and
     # Markdown extensions imported and configured.

@@ -17,30 +17,31 @@ language's MkDocs build.
   skip whole before the parse.
 
 - Chinese text is segmented into words by jieba, whose dictionary alone takes about 0.6 s to load
-  in each build. ``use_segment_cache`` keeps each text's segmentation in a file between builds
-  (keyed by the text, the theme's and jieba's versions), so a build whose Chinese text is
+  in each build. :func:`segment_chinese` keeps each text's segmentation in a file between builds
+  (:func:`segments_key`: the theme's and jieba's versions), so a build whose Chinese text is
   unchanged loads no dictionary; a new text is segmented by the theme's own code.
 - A page whose HTML did not change since the last build gives the sections it gave then:
-  ``use_section_cache`` keeps them in a file between builds (keyed by a digest of the HTML, the
-  theme's version and this module's code), so a build parses only the pages that changed.
+  :func:`add_entry_from_context` keeps them in a file between builds (by a digest of the HTML;
+  :func:`sections_key`: the theme's version and this module's code), so a build parses only the
+  pages that changed.
 
-``tests/test_search_parser.py`` checks all of it on every page of the four languages. ``install()``
-puts them in place for the pinned theme version only (``THEME_VERSION``); with any other version
-the theme's own code stays, so an upgrade costs time, never a different index.
+``tests/test_search_parser.py`` checks all of it on every page of the four languages.
+generator/site/mkdocs_adapter.py puts them in place of the theme's methods, on each build's search
+index, for the theme versions it knows only.
 """
 from __future__ import annotations
 
-import functools
 import hashlib
 import re
 from html import escape
 from pathlib import Path
 
+from backrefs import bre
 from material.plugins.search.plugin import Element, Parser, Section, void
 
+from generator import reuse
 from generator.reuse import Kept as KeptAnswers
 
-THEME_VERSION = "9.8.1"
 # Elements marked data-search-exclude that the indexer may drop before parsing (headings stay:
 # an excluded heading excludes the section after it, which needs the parse).
 _BLOCKS = ("div", "details", "svg", "table", "figure", "section")
@@ -183,108 +184,57 @@ class TagCountingParser(Parser):
             self.section.text.append(escape(data, quote=False))
 
 
-_THEME_SEGMENT = None
-_CACHE: KeptAnswers | None = None  # Chinese segmentation, by text
-_SECTIONS: KeptAnswers | None = None  # the sections a page's HTML gives, by a digest of the HTML
-
-
-def use_segment_cache(path: Path | None, settings: str = "") -> KeptAnswers | None:
-    """Segment Chinese through a cache kept at ``path`` (None: no cache) for the next builds;
-    ``settings``: the search plugin's dictionary settings, part of the cache's key."""
-    global _CACHE
-    if path is None:
-        _CACHE = None
-        return None
+def segments_key(settings: str = "") -> str | None:
+    """The key of the kept Chinese segmentation: the versions of the theme and jieba, and
+    ``settings`` (the search plugin's dictionary settings); None without jieba (nothing to keep)."""
     try:
         import jieba
     except ImportError:
         return None
     from material import __version__
 
-    key = f"mkdocs-material {__version__}, jieba {jieba.__version__}, {settings or 'default dictionary'}"
-    if _CACHE is None or _CACHE.path != path or _CACHE.key != key:
-        _CACHE = KeptAnswers(path, key)
-    return _CACHE
+    return f"mkdocs-material {__version__}, jieba {jieba.__version__}, {settings or 'default dictionary'}"
 
 
-def use_section_cache(path: Path | None) -> KeptAnswers | None:
-    """Keep the sections each page's HTML gives in ``path`` (None: no cache) between builds, so a
-    build parses only the pages whose HTML changed. The key holds the theme's version and this
-    module's own code: a change to either parses every page again."""
-    global _SECTIONS
-    if path is None:
-        _SECTIONS = None
-        return None
+def sections_key() -> str:
+    """The key of the kept sections: the theme's version and this module's own code (a change to
+    either parses every page again)."""
     from material import __version__
 
-    key = f"mkdocs-material {__version__}, parser {_own_code()}"
-    if _SECTIONS is None or _SECTIONS.path != path or _SECTIONS.key != key:
-        _SECTIONS = KeptAnswers(path, key)
-    return _SECTIONS
+    return f"mkdocs-material {__version__}, parser {_own_code()}"
 
 
-@functools.cache
 def _own_code() -> str:
-    return hashlib.blake2b(Path(__file__).read_bytes(), digest_size=12).hexdigest()
+    return reuse.CODE_DIGESTS.get(__file__, lambda: hashlib.blake2b(Path(__file__).read_bytes(),
+                                                                     digest_size=12).hexdigest())
 
 
-def save_search_caches(keep_unused: bool) -> None:
-    """Write the kept segmentation and sections (see ``KeptAnswers.save``)."""
-    if _CACHE is not None and _THEME_SEGMENT is not None:
-        _CACHE.save(keep_unused)
-    if _SECTIONS is not None:
-        _SECTIONS.save(keep_unused)
+# The theme's pattern for a run of Han characters (backrefs' script property).
+_HAN = bre.compile(r"(\p{script: Han}+)", bre.UNICODE)
 
 
-def _segment_chinese(self, data):
-    if _CACHE is None:
-        return _THEME_SEGMENT(self, data)
-    if not _han().search(data):
+def segment_chinese(theme_segment, segments: KeptAnswers, data: str) -> str:
+    """The theme's ``SearchIndex._segment_chinese`` (``theme_segment``), each text's answer kept
+    in ``segments``."""
+    if not _HAN.search(data):
         return data.strip("\u200b")  # what the theme's substitution gives a text without Han characters
-    return _CACHE.get(data, lambda text: _THEME_SEGMENT(self, text))
+    return segments.get(data, theme_segment)
 
 
-@functools.cache
-def _han():
-    """The theme's pattern for a run of Han characters (backrefs' script property), compiled once."""
-    from backrefs import bre
-
-    return bre.compile(r"(\p{script: Han}+)", bre.UNICODE)
-
-
-def install() -> bool:
-    """Use the counting parser in the theme's search plugin; False (nothing changed) when the
-    installed theme is not the version it was checked against."""
-    from material import __version__
-    from material.plugins.search import plugin
-
-    if plugin.Parser is TagCountingParser:
-        return True
-    if __version__ != THEME_VERSION:
-        return False
-    global _THEME_SEGMENT
-    plugin.Parser = TagCountingParser
-    plugin.SearchIndex.add_entry_from_context = _add_entry_from_context
-    if plugin.SearchIndex._segment_chinese is not _segment_chinese:
-        _THEME_SEGMENT = plugin.SearchIndex._segment_chinese
-        plugin.SearchIndex._segment_chinese = _segment_chinese
-    return True
-
-
-def _add_entry_from_context(self, page):
-    """The theme's SearchIndex.add_entry_from_context, parsing the page without the blocks it skips
-    (or taking what the last parse of the same HTML gave)."""
+def add_entry_from_context(index, sections: KeptAnswers | None, page) -> None:
+    """The theme's ``SearchIndex.add_entry_from_context`` of ``index``, parsing the page without
+    the blocks it skips, or taking from ``sections`` what the last parse of the same HTML gave."""
     search = page.meta.get("search") or {}
     if search.get("exclude"):
         return
     html = page.content
-    if _SECTIONS is None:
-        sections = page_sections(html)
+    if sections is None:
+        found = page_sections(html)
     else:
         digest = hashlib.blake2b(html.encode("utf-8"), digest_size=16).hexdigest()
-        sections = _SECTIONS.get(digest, lambda _: page_sections(html))
-    for ident, title, text in sections:
-        self.create_entry_for_section(_Kept(ident, list(title), [text]), page.toc, page.url, page)
+        found = sections.get(digest, lambda _: page_sections(html))
+    for ident, title, text in found:
+        index.create_entry_for_section(_Kept(ident, list(title), [text]), page.toc, page.url, page)
 
 
 def page_sections(html: str) -> list[list]:

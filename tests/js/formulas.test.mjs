@@ -1,11 +1,17 @@
-// Golden cases of tests/fixtures/calculators.json against docs/assets/js/calc/formulas.mjs.
+// Golden cases of every calculator (templates/pages/site/calculators/<id>/cases.json, with the
+// shared catalogue of tests/fixtures/calculators.json) against docs/assets/js/calc/formulas.mjs.
 // Run with `node --test tests/js/` (tests/test_calculators.py does, so `make test` covers it).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import * as F from "../../docs/assets/js/calc/formulas.mjs";
 
 const fixture = JSON.parse(readFileSync(new URL("../fixtures/calculators.json", import.meta.url), "utf8"));
+const folders = new URL("../../templates/pages/site/calculators/", import.meta.url);
+fixture.cases = readdirSync(folders, { withFileTypes: true })
+  .filter((d) => d.isDirectory() && existsSync(new URL(`${d.name}/cases.json`, folders)))
+  .sort((a, b) => (a.name < b.name ? -1 : 1))
+  .flatMap((d) => JSON.parse(readFileSync(new URL(`${d.name}/cases.json`, folders), "utf8")));
 
 function at(obj, path) {
   if (path === "ranking") return obj.rows.map((r) => r.id);
@@ -67,13 +73,20 @@ for (const c of fixture.cases) {
 }
 
 test("every calculator appears in the golden cases, with good and bad inputs", () => {
-  for (const calc of ["dense", "cnn", "picker", "cloud"]) {
+  const calcs = new Set(fixture.cases.map((c) => c.calc).filter((calc) => calc !== "tree"));  // the tree's cases are walks
+  assert.ok(calcs.size >= 4, [...calcs].join(", "));
+  for (const calc of calcs) {
     assert.ok(fixture.cases.some((c) => c.calc === calc && c.expect), `${calc}: no result case`);
     assert.ok(fixture.cases.some((c) => c.calc === calc && c.errors), `${calc}: no error case`);
   }
 });
 
 test("number parsing follows the reader's language", () => {
+  assert.equal(F.decimalMark("fr"), ",");
+  assert.equal(F.decimalMark("en"), ".");
+  assert.equal(F.decimalMark(undefined), ".");
+  assert.equal(F.decimalMark("not a tag!"), ".");
+  assert.equal(F.normalizeNumber("1,234.5", undefined), "1234.5");
   assert.equal(F.normalizeNumber("1 234,5", "fr"), "1234.5");
   assert.equal(F.normalizeNumber("1\u202f234,5", "fr"), "1234.5");
   assert.equal(F.normalizeNumber("1,234.5", "en"), "1234.5");

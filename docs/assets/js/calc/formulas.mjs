@@ -1,7 +1,7 @@
 // whichgpu calculators: every formula, as pure functions (no DOM, no text).
 //
-// Checked against the golden cases of tests/fixtures/calculators.json. Python keeps only the
-// memory and cloud formulas, for the worked examples the pages print (generator/calc.py).
+// Checked against the golden cases in each calculator's folder (cases.json). Python keeps only the
+// memory and cloud formulas, for the worked examples the pages print (generator/facts/calc.py).
 // Inputs arrive as the strings a reader typed, so parsing and validation are part of the
 // contract: an invalid field yields a message key
 // (calc.err.*) and parameters, never a NaN or an Infinity.
@@ -14,10 +14,31 @@ export const MIB = 1024 ** 2;
 const SPACES = /[ \t\n\r\u00a0\u2009\u202f_]/g;
 const NUMBER = /^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$/;
 
-/** Text as typed -> plain "123.45" form. French takes a decimal comma; elsewhere a comma groups thousands. */
+const MARKS = new Map();
+
+/** The decimal mark of a language as the page's own number formatting writes it (Intl, which
+ *  also prints the results); the locale table's `decimal` (generator/data/locales.py) is the same
+ *  for every language of the site (tests/test_locales.py checks). No language: a point. */
+export function decimalMark(lang) {
+  if (!lang) return ".";
+  let mark = MARKS.get(lang);
+  if (mark === undefined) {
+    try {
+      const part = new Intl.NumberFormat(lang).formatToParts(1.5).find((p) => p.type === "decimal");
+      mark = part ? part.value : ".";
+    } catch (e) {
+      mark = ".";  // not a language tag
+    }
+    MARKS.set(lang, mark);
+  }
+  return mark;
+}
+
+/** Text as typed -> plain "123.45" form. A language with a decimal comma takes one; elsewhere a
+ *  comma groups thousands. */
 export function normalizeNumber(raw, lang) {
   let t = String(raw ?? "").trim().replace(SPACES, "");
-  if (lang === "fr") {
+  if (decimalMark(lang) === ",") {
     if (!t.includes(".") && (t.match(/,/g) || []).length === 1) t = t.replace(",", ".");
   } else {
     t = t.replace(/,(?=[0-9]{3}(?![0-9]))/g, "");
@@ -440,7 +461,7 @@ export function cloudBreakEven(v) {
  * "layers.<i>.<field>") to {key, params}; result is null whenever errors is not empty.
  */
 export function run(name, raw, opts = {}) {
-  const lang = opts.lang || "en";
+  const lang = opts.lang;
   raw = raw || {};
   if (name === "dense") {
     const { values, errors } = parseAll(raw, DENSE_FIELDS, lang);

@@ -5,25 +5,24 @@
 // completes without emitting), and is idempotent.
 
 
-const MODULES = {
-  dense: "./dense.mjs",
-  cnn: "./cnn.mjs",
-  llm: "./llm.mjs",
-  picker: "./picker.mjs",
-  tree: "./tree.mjs",
-  cloud: "./cloud.mjs",
-};
+// A calculator's module is ./<id>.mjs, its id the root's data-wg-calc (one folder each under
+// templates/pages/site/calculators/; the build copies the modules here).
+const ID = /^[a-z][a-z0-9-]*$/;
 
-// Calculators that read the catalogue or the revisions; the shared data file is loaded for them
-// only (whichgpu.js provides the loader).
-const NEEDS_DATA = new Set(["llm", "picker", "tree"]);
+// Calculators that read the catalogue or the revisions (client_data: true in their folder's
+// calculator.yaml; the build writes the list); the shared data file is loaded for them only
+// (whichgpu.js provides the loader).
+const NEEDS_DATA = new Set(/* calculators that read the client data */);
+// The default language, at the site's root; every other one has a folder named by its code
+// (the first of the locale table, generator/data/locales.py; the build writes it).
+const DEFAULT_LANG = String(/* the default language */);
 
 function loadData() {
   return window.WG && window.WG.loadData ? window.WG.loadData() : Promise.resolve(window.WG_DATA || null);
 }
 
 function context(dom, root, data) {
-  const lang = root.getAttribute("data-wg-lang") || document.documentElement.lang || "en";
+  const lang = root.getAttribute("data-wg-lang") || document.documentElement.lang || DEFAULT_LANG;
   return {
     lang,
     prefix: root.getAttribute("data-wg-prefix") || "",
@@ -37,11 +36,10 @@ function context(dom, root, data) {
 function init() {
   for (const root of document.querySelectorAll("[data-wg-calc]")) {
     if (root.hasAttribute("data-wg-ready")) continue;
-    const path = MODULES[root.getAttribute("data-wg-calc")];
-    if (!path) continue;
-    root.setAttribute("data-wg-ready", "");
     const kind = root.getAttribute("data-wg-calc");
-    Promise.all([import("./dom.mjs"), import(path), NEEDS_DATA.has(kind) ? loadData() : null])
+    if (!ID.test(kind)) continue;
+    root.setAttribute("data-wg-ready", "");
+    Promise.all([import("./dom.mjs"), import(`./${kind}.mjs`), NEEDS_DATA.has(kind) ? loadData() : null])
       .then(([dom, mod, data]) => mod.setup(root, context(dom, root, data)))
       .catch((err) => {
         root.removeAttribute("data-wg-ready");
@@ -50,12 +48,13 @@ function init() {
   }
 }
 
-/** The same calculator page in another language, with this page's query string. */
+/** The same calculator page in another language, with this page's query string. The page's own
+ *  root says where it is: the menu's links stay those of the first page instant navigation loaded. */
 function pageInLanguage(root, lang) {
-  const here = root.getAttribute("data-wg-lang") || "en";
+  const here = root.getAttribute("data-wg-lang") || DEFAULT_LANG;
   const toLangRoot = root.getAttribute("data-wg-root") || "../../";
-  const siteRoot = toLangRoot + (here === "en" ? "" : "../");
-  const dir = lang === "en" ? "" : `${lang}/`;
+  const siteRoot = toLangRoot + (here === DEFAULT_LANG ? "" : "../");
+  const dir = lang === DEFAULT_LANG ? "" : `${lang}/`;
   return new URL(siteRoot + dir + (root.getAttribute("data-wg-page") || "") + location.search, location.href).href;
 }
 
