@@ -79,7 +79,8 @@ def cmd_build(args) -> int:
 def cmd_serve(args) -> int:
     import tempfile
 
-    from generator.site.mkdocs_glue import BuildFailed, serve
+    from generator.site.mkdocs_glue import BuildFailed
+    from generator.site.mkdocs_serve import serve
     from generator.site.preview import Preview
 
     paths = _paths(args)

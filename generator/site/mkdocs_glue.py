@@ -15,7 +15,6 @@ from pathlib import Path
 
 from generator import reuse
 from generator.reuse import Kept as KeptAnswers
-from generator.site.mkdocs_serve import serve  # noqa: F401 - the command line's entry
 
 os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
 os.environ.setdefault("DISABLE_MKDOCS_2_WARNING", "true")
