@@ -14,8 +14,14 @@ from generator.data.yamlload import Document
 
 
 def _usd_keypaths(data) -> list[tuple]:
-    obs = data.get("observations") if isinstance(data, dict) else None
-    return [("observations", i, "usd") for i in range(len(obs))] if isinstance(obs, list) else []
+    """The keys whose lines the checks across files report: a price's figure and kind, a GPU's
+    architecture."""
+    if not isinstance(data, dict):
+        return []
+    obs = data.get("observations")
+    if isinstance(obs, list):
+        return [("observations", i, key) for i in range(len(obs)) for key in ("usd", "kind")]
+    return [("architecture",)] if "architecture" in data else []
 
 
 def _near(name: str, names) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from generator.data import records, records_llm
+from generator.data import records, records_llm, records_support
 from generator.data.schema import Type
 
 
@@ -48,6 +48,10 @@ KINDS: tuple[Kind, ...] = (
     Kind("persona", "personas.yaml", records.PERSONAS, "personas", depth=0, collection="single",
          schema_file="personas", api="personas",
          title="The reader profiles: data/personas.yaml"),
+    Kind("software", "software.yaml", records_support.SOFTWARE, "software", depth=0, collection="single",
+         schema_file="software", api="software", optional=True,
+         title="Which builds of today's software run which cards, and each architecture's features: "
+               "data/software.yaml"),
     Kind("ui", "ui.yaml", records.UI, "ui", depth=0, collection="single", schema_file="ui",
          title="Interface text in English: data/ui.yaml"),
     Kind("search", "search.yaml", records.SEARCH_TERMS, "search_terms", depth=0, collection="single",

@@ -12,6 +12,23 @@ from generator.data.kinds import BY_NAME, KINDS
 from generator.data.problems import Problem
 from generator.data.yamlload import dotted
 
+NEW_FOR_YEARS = 4  # a consumer card without a discontinued date is taken as sold new this long
+
+
+def stray_new_after(gpu):
+    """The last day a new price of the card is credible, and why; (None, "") when always."""
+    if gpu.get("discontinued"):
+        end = gpu["discontinued"]
+        return end, f"discontinued on {end.isoformat()}"
+    released = gpu.get("release_date")
+    if gpu.get("segment") == "consumer" and hasattr(released, "year"):
+        try:
+            end = released.replace(year=released.year + NEW_FOR_YEARS)
+        except ValueError:  # 29 February
+            end = released.replace(year=released.year + NEW_FOR_YEARS, day=28)
+        return end, f"released on {released.isoformat()}, over {NEW_FOR_YEARS} years before, with no discontinued date"
+    return None, ""
+
 
 class _CrossFileChecks:
     """The checks across files (a part of the loader, :class:`generator.data.loader._Loader`)."""
@@ -122,6 +139,47 @@ class _CrossFileChecks:
                                                  f"{obs['kind']} price {obs['usd']:g} USD is above twice the launch "
                                                  f"price ({launch:g} USD); check the figure or explain it in note",
                                                  "warning"))
+
+    def check_new_prices(self) -> None:
+        """A new ("street") price is a price of a card still sold new: after the card's
+        ``discontinued`` date, or, without one, more than NEW_FOR_YEARS after a consumer card's
+        release, a new listing is a stray (new old stock, a reseller), not what a buyer pays."""
+        for gid, rec in self.ds.prices.items():
+            gpu = self.ds.gpus.get(gid)
+            if gpu is None:
+                continue
+            end, why = stray_new_after(gpu)
+            if end is None:
+                continue
+            for i, obs in enumerate(rec.get("observations") or ()):
+                date = obs.get("date")
+                if obs.get("kind") == "street" and hasattr(date, "year") and date > end:
+                    line = self.lines.get(rec.relpath, {}).get(("observations", i, "kind"), 1)
+                    self.problems.append(Problem(
+                        self.shown(self.data_dir / rec.relpath), line, dotted(("observations", i, "kind")),
+                        f"a street (new) price dated {date.isoformat()} for a card {why}: a new listing then is "
+                        "a stray; record a used price instead (see 'Prices' in data/README.md)"))
+
+    def check_support(self) -> None:
+        """Every GPU's architecture has its features in data/software.yaml, and a card with FP8
+        (FP4) tensor figures has an architecture that lists FP8 (FP4)."""
+        software = self.ds.software
+        if software is None:
+            return
+        archs = software.get("architectures") or {}
+        for gpu in self.ds.gpus.values():
+            arch = gpu.get("architecture")
+            line = self.lines.get(gpu.relpath, {}).get(("architecture",), 1)
+            if arch not in archs:
+                self.problems.append(Problem(self.shown(self.data_dir / gpu.relpath), line, "architecture",
+                                             f"architecture {arch!r} has no features in data/software.yaml "
+                                             "(architectures); add it there"))
+                continue
+            for bits in ("fp8", "fp4"):
+                if gpu.get(f"{bits}_tensor_tflops") and not archs[arch].get(bits):
+                    self.problems.append(Problem(self.shown(self.data_dir / gpu.relpath), line, "architecture",
+                                                 f"{bits}_tensor_tflops is given but data/software.yaml says "
+                                                 f"{arch} has no {bits}; one of the two is wrong"))
 
     def report_unchecked(self) -> None:
         for path, count in sorted(self.unchecked.items()):

@@ -112,7 +112,7 @@ class _Loader(_KindLoading, _CrossFileChecks, _TranslationLoading):
         if rec is None:
             texts = {dotted(kp): text for kp, text in walk_text(schema, doc.data)}
             rec = made[key] = Record(ident, rel, freeze(doc.data), freeze(texts))
-        if rel.startswith("prices/"):
+        if rel.startswith(("prices/", "gpus/")):
             self.lines[rel] = {kp: doc.line(kp) for kp in _usd_keypaths(doc.data)}
         self.english_docs[rel] = (schema, rec)
         return rec
@@ -133,6 +133,8 @@ class _Loader(_KindLoading, _CrossFileChecks, _TranslationLoading):
         self.check_named_by()
         self.load_translations()
         self.check_prices()
+        self.check_new_prices()
+        self.check_support()
         self.report_unchecked()
 
     def walk_unexpected(self) -> None:

@@ -150,6 +150,9 @@ MODEL = Record({
     "qk_rope_head_dim": _opt_count(4096, "MLA: the rotary part kept beside the compressed cache"),
     "sliding_window": _opt_count(10000000, "window of the sliding-window layers, tokens"),
     "sliding_window_layers": _opt_count(1000, "how many layers use the window"),
+    "hf_repo": F(Str(max_len=120, pattern=re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9_.-]+$"),
+                     hint="owner/name as on huggingface.co, e.g. Qwen/Qwen3-32B"), required=False,
+                 doc="the Hugging Face repository of the weights whose config.json the record follows"),
     "notes": F(Text(max_len=1500), required=False),
     "sources": F(List(MODEL_SOURCE, min_items=1)),
 }, rules=(rule_heads_consistent, rule_experts_consistent, rule_window_consistent, rule_model_sourced))

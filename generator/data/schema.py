@@ -26,7 +26,14 @@ GPU_NUMBER_FIELDS = (
     "fp8_tensor_tflops", "fp8_tensor_tflops_sparse", "fp4_tensor_tflops", "fp4_tensor_tflops_sparse",
     "gpu_memory_share", "l2_cache_mb",
 )
-SOURCED_FIELDS = GPU_NUMBER_FIELDS + ("release_date", "compute_capability", "memory_type", "architecture", "interconnect")
+PURCHASE_FIELDS = ("cooling", "slot_width", "power_connectors", "discontinued")
+SOURCED_FIELDS = GPU_NUMBER_FIELDS + ("release_date", "compute_capability", "memory_type", "architecture",
+                                      "interconnect") + PURCHASE_FIELDS
+# How a card is cooled: its own fans (active), the server's airflow (passive), a liquid loop, or the
+# system it is built into (an SoC: Apple silicon, GB10, Strix Halo).
+COOLING = ("active", "passive", "liquid", "system")
+SUPPORT_STATUS = ("current", "legacy", "unsupported")
+FLASH_ATTENTION = (2, 3, 4)
 AVOID_CLASSES = ("tesla", "quadro", "founders-edition")
 RELATIVE_WORKLOADS = ("overall", "cnn", "rnn", "transformer", "dense", "inference-8bit", "training-16bit")
 # what the picker asks a reader to choose (its views list the advised cards per workload)

@@ -7,10 +7,23 @@ from __future__ import annotations
 from generator.data.dataset import Dataset, Localizer
 from generator.data.locales import LANGS
 from generator.data.plain import plain
+from generator.facts.support import support_of, support_result
 
 
 def gpus_result(ds: Dataset) -> list[dict]:
-    return [{"id": gid, **plain(gpu.data)} for gid, gpu in sorted(ds.gpus.items())]
+    """Every GPU as written, with ``support`` (whether today's software runs it, see
+    :mod:`generator.facts.support`) and ``cooling`` always present (null when unknown)."""
+    out = []
+    for gid, gpu in sorted(ds.gpus.items()):
+        item = {"id": gid, **plain(gpu.data)}
+        item.setdefault("cooling", None)
+        item["support"] = support_result(support_of(ds, gpu))
+        out.append(item)
+    return out
+
+
+def software_result(ds: Dataset) -> dict | None:
+    return plain(ds.software.data) if ds.software else None
 
 
 def revisions_result(ds: Dataset, states: dict) -> list[dict]:

@@ -18,6 +18,7 @@ from generator.facts.results import (
     personas_result,
     prices_result,
     revisions_result,
+    software_result,
     topics_result,
 )
 
@@ -125,6 +126,7 @@ PUBLISH = {
     "measurement": (measurements_result, lambda items, ds: ((s["id"], s) for s in measurement_sources_result(ds))),
     "price": (prices_result, _prices_by_gpu),
     "persona": (personas_result, None),
+    "software": (software_result, None),
 }
 # all.json: the advice itself, in one file
 ALL_KINDS = ("gpu", "revision", "persona", "topic")
