@@ -27,6 +27,7 @@ from generator.data.schema import (
     VENDOR_TOPICS,
     VENDORS,
     VERDICTS,
+    WORKLOADS,
     Bool,
     Date,
     Enum,
@@ -325,9 +326,21 @@ REVISION = Record({
 }, rules=(rule_full_revision_has_personas, rule_reference_is_one, rule_priorities_distinct,
           rule_gpu_not_both_recommended_and_avoided, rule_tree_persona_once))
 
+TODAY_PROFILE = Record({
+    "workload": F(Enum(WORKLOADS), doc="what the reader mostly runs (the one vocabulary of workloads)"),
+    "budget_usd": F(Number(maximum=10000000), required=False, doc="the most the reader spends; none: no limit"),
+    "memory_gb": F(Number(maximum=10000), required=False, doc="the least memory the reader needs"),
+    "rank": F(Enum(("value", "speed")), required=False,
+              doc="value (default): the most per dollar, electricity included; speed: the fastest within budget"),
+    "rent": F(Bool(), required=False, doc="the reader rents cards by the hour instead of buying"),
+    "datacenter": F(Bool(), required=False, doc="with rent: datacenter cards only (a cluster)"),
+})
+
 PERSONAS = Map(Str(max_len=60, pattern=ID_RE, hint="a persona id (lowercase words joined by -)"), Record({
     "name": F(Text(max_len=120)),
     "description": F(Text(max_len=600), required=False),
+    "today": F(TODAY_PROFILE, required=False,
+               doc="how /today/ reads this reader: the constraints its pick for today is computed under"),
 }), min_items=1)
 
 UI = Map(Str(max_len=80, pattern=UI_KEY_RE, hint="a dotted key such as nav.home"), Text(max_len=1000), min_items=1)

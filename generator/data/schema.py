@@ -38,6 +38,10 @@ AVOID_CLASSES = ("tesla", "quadro", "founders-edition")
 RELATIVE_WORKLOADS = ("overall", "cnn", "rnn", "transformer", "dense", "inference-8bit", "training-16bit")
 # what the picker asks a reader to choose (its views list the advised cards per workload)
 PICKER_WORKLOADS = ("cnn", "rnn", "transformer", "llm-inference")
+# The one vocabulary of workloads a reader chooses from: the home form, the picker and /today/
+# (?workload=). The training workloads rank by the estimated training throughput; the LLM ones by
+# decode speed of a model of that size; memory by gigabytes.
+WORKLOADS = PICKER_WORKLOADS + ("llm-32b", "llm-70b", "memory")
 NETWORKS = ("cnn", "rnn", "transformer", "dense")
 FEATURES = ("tensor-cores", "flops", "memory-bandwidth", "fp16-capability", "memory-size")
 PRICE_KINDS = ("launch", "street", "used", "cloud-hourly")

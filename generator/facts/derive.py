@@ -23,7 +23,7 @@ from generator.facts.history import AdviceMatrix, GpuMention, advice_matrix, der
 from generator.facts.picker import feature_value, picker_views, view_price
 from generator.facts.prices import Price, _RevisionPrices, observations
 from generator.facts.results import gpus_result, revisions_result
-from generator.facts.today import client_today, today_rows
+from generator.facts.today import client_today, excluded, persona_picks, today_rows
 
 
 def build_date() -> _dt.date:
@@ -128,6 +128,16 @@ class Derived(EstimateFacts):
         return today_rows(self.ds, self)
 
     @functools.cached_property
+    def today_picks(self):
+        """The site's pick for today per reader profile (see :func:`generator.facts.today.persona_picks`)."""
+
+        return persona_picks(self.ds, self.today)
+
+    @functools.cached_property
+    def today_excluded(self) -> list[dict]:
+        return excluded(self.today)
+
+    @functools.cached_property
     def picker_views(self) -> dict[str, dict]:
         """revision date -> what the picker applies for it (see :mod:`generator.facts.picker`)."""
 
@@ -170,16 +180,16 @@ class Derived(EstimateFacts):
                                 "value": round(value, 3), "today": False}
                 if best:
                     out[key].append(best)
-        rows = [r for r in self.today if r.buy_usd]
+        rows = [r for r in self.today if r.buy_usd and r.count == 1]
         ranked = max(rows, key=lambda r: (r.per_dollar.get("training") or 0, r.gpu), default=None)
         newest = self.today_client["newest"]
         if ranked and ranked.per_dollar.get("training") and figure["throughput"](gpus[ranked.gpu]):
-            out["throughput"].append({"date": newest, "gpu": ranked.gpu, "usd": ranked.buy_usd, "source": ranked.buy_kind,
+            out["throughput"].append({"date": newest, "gpu": ranked.gpu, "usd": ranked.buy_usd, "source": ranked.buy.kind,
                                       "value": round(figure["throughput"](gpus[ranked.gpu]) / ranked.buy_usd * 1000, 3),
                                       "today": True})
         best_mem = max(rows, key=lambda r: (r.memory_gb / r.buy_usd, r.gpu), default=None)
         if best_mem:
-            out["memory"].append({"date": newest, "gpu": best_mem.gpu, "usd": best_mem.buy_usd, "source": best_mem.buy_kind,
+            out["memory"].append({"date": newest, "gpu": best_mem.gpu, "usd": best_mem.buy_usd, "source": best_mem.buy.kind,
                                   "value": round(best_mem.memory_gb / best_mem.buy_usd * 1000, 3), "today": True})
         return out
 
@@ -193,7 +203,8 @@ class Derived(EstimateFacts):
         """Compute what every language needs before the languages render in parallel processes
         (forked, they inherit it instead of each computing it again)."""
         for name in ("states", "trees", "history", "figures", "revision_prices", "advice_age", "estimates",
-                     "today", "grid", "measured", "picker_views", "story", "today_client"):
+                     "today", "grid", "measured", "picker_views", "story", "today_client", "today_picks",
+                     "today_excluded"):
             getattr(self, name)
         self.figures.complete()
         return self

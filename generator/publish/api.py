@@ -21,6 +21,7 @@ from generator.facts.results import (
     software_result,
     topics_result,
 )
+from generator.publish.render import Context
 
 SCHEMA_VERSION = 1
 
@@ -147,10 +148,46 @@ def write_api(ds: Dataset, out_dir: Path, changed: set[Path] | None = None) -> l
         if items is not None:
             written += [_write(out_dir / kind.api / f"{stem}.json", single(item), changed)
                         for stem, item in items(result, ds)]
+    if ds.prices:
+        written.append(_write(out_dir / "today.json", today_document(ds), changed))
     all_doc = {"schema_version": SCHEMA_VERSION, "generated_at": generated_at(),
                "result": {BY_NAME[k].api: results[k] for k in ALL_KINDS}}
     written.append(_write(out_dir / "all.json", all_doc, changed))
     return written
+
+
+def today_document(ds: Dataset) -> dict:
+    """``api/v1/today.json``: the site's picks for today per reader profile with their reasons (in
+    English), the cards no pick may take and why, and every card's row. A computation of the site,
+    dated by the newest price it rests on; never a revision's advice."""
+    c = Context(ds, "en")
+    facts = derive(ds)
+    newest = c.today_newest()
+
+    def row(r):
+        return {"gpu": r.gpu, "count": r.count, "buy_usd": r.buy_usd, "buy_kind": r.buy_kind,
+                "buy_date": r.buy.date.isoformat() if r.buy else None, "stale": r.stale,
+                "cloud_usd_per_hour": r.cloud.usd if r.cloud else None,
+                "cloud_provider": r.cloud.provider if r.cloud else None,
+                "support": r.support.status if r.support else None, "cooling": r.cooling,
+                "memory_gb": r.memory_gb, "kwh": r.kwh, "figures": r.figures, "per_1000_usd": r.per_dollar}
+
+    picks = []
+    for p in facts.today_picks:
+        r = p.row
+        if p.rent:
+            price = {"price_usd": r.cloud.usd, "price_kind": "cloud-hourly", "price_date": r.cloud.date.isoformat()} if r else {}
+        else:
+            price = {"price_usd": r.buy_usd, "price_kind": r.buy_kind, "price_date": r.buy.date.isoformat()} if r else {}
+        picks.append({"persona": p.persona, "gpu": r.gpu if r else None, "count": r.count if r else None,
+                      "price_usd": None, "price_kind": None, "price_date": None, **price,
+                      "reasons": c.today_reasons(p), "alternatives": [a.gpu for a in p.alternatives],
+                      "left_out": [{"gpu": x.gpu, "reason": why} for x, why in p.left_out],
+                      "profile": p.profile})
+    return {"schema_version": SCHEMA_VERSION, "generated_at": generated_at(),
+            "as_of": newest.isoformat() if newest else None,
+            "computed_by": "site", "electricity": c.today_electricity(),
+            "picks": picks, "excluded": facts.today_excluded, "rows": [row(r) for r in facts.today]}
 
 
 def single(result: dict) -> dict:

@@ -29,6 +29,7 @@ from generator.publish.charts import PERF_PRICE_ON_PAGE, charts_for, perf_price_
 from generator.publish.pages import LIST_ROWS, single_paths
 from generator.publish.render_estimates import EstimatesText
 from generator.publish.text import escape_md, escape_title, format_date, format_number, yaml_str
+from generator.publish.today_text import TodayText
 
 DATE_ID_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 NAV_REVISIONS = 6
@@ -179,7 +180,7 @@ def _older_perf_price(ds: Dataset) -> list[tuple[str, int]]:
     return priced_tables(ds)[:-PERF_PRICE_ON_PAGE]
 
 
-class Context(EstimatesText):
+class Context(EstimatesText, TodayText):
     """What templates can call: translated text, links, formatting."""
 
     def __init__(self, ds: Dataset, lang: str):
