@@ -31,6 +31,17 @@ from generator.publish.render_estimates import EstimatesText
 from generator.publish.text import escape_md, escape_title, format_date, format_number, yaml_str
 from generator.publish.today_text import TodayText
 
+# sourced GPU fields -> the interface text that labels them on pages
+FIELD_LABELS = {
+    "memory_gb": "gpus.col_memory", "memory_bandwidth_gbs": "gpus.col_bandwidth", "fp32_tflops": "gpus.col_fp32",
+    "fp16_tensor_tflops": "gpus.col_tensor", "fp16_tensor_tflops_sparse": "gpu.tensor_sparse", "tdp_w": "gpus.col_tdp",
+    "launch_price_usd": "gpus.col_price", "release_date": "gpus.col_release", "architecture": "gpus.col_architecture",
+    "memory_type": "gpu.memory_type", "l2_cache_mb": "gpu.l2_cache", "compute_capability": "gpu.compute_capability",
+    "fp8_tensor_tflops": "gpu.fp8_tensor", "fp8_tensor_tflops_sparse": "gpu.fp8_tensor_sparse",
+    "fp4_tensor_tflops": "gpu.fp4_tensor", "fp4_tensor_tflops_sparse": "gpu.fp4_tensor_sparse",
+    "gpu_memory_share": "gpu.memory_share", "interconnect": "gpu.interconnect", "cooling": "gpu.cooling",
+    "slot_width": "gpu.slot_width", "power_connectors": "gpu.power_connectors", "discontinued": "gpu.discontinued",
+}
 DATE_ID_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 NAV_REVISIONS = 6
 # The calculators' overview, first in their part of the sidebar; the calculators follow in their
@@ -250,6 +261,10 @@ class Context(EstimatesText, TodayText):
     def gpu_link(self, gid: str, base: str = "../gpus/") -> Markup:
         """A link to a GPU's own page; ``base`` is the path from the current page to gpus/."""
         return self.link(self.gpu_name(gid), f"{base}{safe_id(gid)}.md")
+
+    def field_label(self, field: str) -> str:
+        """The label a page shows for a sourced GPU field (never the field's name)."""
+        return self.ui_plain(FIELD_LABELS.get(field, "gpu.col_field"))
 
     def gpu_links(self, ids, base: str = "../gpus/") -> Markup:
         sep = self.ui("punct.list_sep")

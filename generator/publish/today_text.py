@@ -3,15 +3,20 @@
 every sentence from data/ui.yaml (``today.*``), in the page's language."""
 from __future__ import annotations
 
+import datetime as _dt
 import json
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
+from generator.facts.prices import observations
+from generator.facts.support import support_of
 from generator.facts.today import (
     ELECTRICITY_USD_PER_KWH,
     FIGURE_OF,
     HOURS_PER_DAY,
     INFERENCE_MODELS,
     OWNERSHIP_YEARS,
+    STALE_DAYS,
     Pick,
     TodayRow,
     rank,
@@ -103,6 +108,29 @@ class TodayText:
 
     def today_left_text(self, reason: str) -> str:
         return self.ui_plain("today.left." + reason)
+
+    # -- GPU pages
+    def gpu_support(self, gpu):
+        return support_of(self.ds, gpu)
+
+    def support_status_text(self, s) -> str:
+        if s.status == "legacy":
+            return self.fill_plain("gpu.support_legacy", last=s.last or "—")
+        return self.ui_plain("gpu.support_" + s.status)
+
+    def support_features_text(self, s) -> str:
+        feats = [label for key, label in FEATURE_LABELS if s.features.get(key)]
+        feats += [f"FlashAttention {v}" for v in s.features.get("flash_attention") or ()]
+        return ", ".join(feats) if feats else self.ui_plain("gpu.support_none")
+
+    def gpu_prices(self, gid: str) -> list:
+        """A card's dated prices, newest first, each with whether it is stale."""
+        newest = self.today_newest()
+        cut = newest - _dt.timedelta(days=STALE_DAYS) if newest else None
+        return [(o, bool(cut and o.date < cut)) for o in reversed(observations(self.ds, gid))]
+
+    def source_host(self, url: str) -> str:
+        return urlsplit(url).hostname or url
 
     # -- the page's form and rows
     def today_workloads(self) -> list[str]:

@@ -367,50 +367,85 @@
     if (dialog && input && !dialog.hasAttribute("aria-label")) dialog.setAttribute("aria-label", input.getAttribute("aria-label") || "Search");
   }
 
-  /* Today's cards: rank by the chosen workload's value per dollar, filter by budget and memory;
-     the choice is kept in the address. Every figure is in the rows' data attributes. */
+  /* Today's cards: rank by the chosen workload's value per dollar (price plus the electricity of
+     the ownership period at the reader's price), filter by budget and memory; the choice is kept
+     in the address. Every figure is in the rows' data attributes (data-values holds the figures as
+     JSON); cards today's software does not run, and cards without the figure, come last. */
+  const OLD_WORKLOADS = { training: "transformer", decode_8b: "llm-inference", decode_32b: "llm-32b", decode_70b: "llm-70b" };
+  function todayValue(row, figure, usdPerKwh) {
+    let values = {};
+    try { values = JSON.parse(row.getAttribute("data-values") || "{}"); } catch (e) { values = {}; }
+    const v = Object.prototype.hasOwnProperty.call(values, figure) ? Number(values[figure]) : NaN;
+    const buy = row.dataset.buy === "" ? NaN : Number(row.dataset.buy);
+    const kwh = row.dataset.kwh === "" ? 0 : Number(row.dataset.kwh);
+    const cost = buy + kwh * usdPerKwh;
+    if (!(v > 0) || !(cost > 0)) return null;
+    return (v / cost) * (figure === "memory" ? 100 : 1000);
+  }
+  function todayOrder(rows, figure, usdPerKwh) {
+    const key = (r) => {
+      const value = todayValue(r, figure, usdPerKwh);
+      const runs = r.dataset.support === "" || r.dataset.support === "current";
+      return { r, value, runs };
+    };
+    return rows.map(key).sort((a, b) => (a.runs === b.runs ? 0 : a.runs ? -1 : 1)
+      || ((a.value === null) - (b.value === null)) || ((b.value || 0) - (a.value || 0))
+      || (Number(a.r.dataset.count) - Number(b.r.dataset.count)) || a.r.dataset.gpu.localeCompare(b.r.dataset.gpu));
+  }
   function initToday(root) {
     const form = root.querySelector("#wg-today-filters");
     const table = root.querySelector("#today-table");
     if (!form || !table || !once(form, "wgInit")) return;
     const body = table.tBodies[0];
     let rows = Array.from(body.rows);
+    let figureOf = {};
+    try { figureOf = JSON.parse(table.getAttribute("data-figure-of") || "{}"); } catch (e) { figureOf = {}; }
     const params = new URLSearchParams(location.search);
-    for (const name of ["workload", "budget", "memory"]) {
+    const select = form.elements.workload;
+    const known = (w) => Array.from(select.options).some((o) => o.value === w);
+    let asked = params.get("workload");
+    if (asked !== null && !known(asked) && Object.prototype.hasOwnProperty.call(OLD_WORKLOADS, asked)) asked = OLD_WORKLOADS[asked];
+    if (asked !== null && known(asked)) select.value = asked;
+    for (const name of ["budget", "memory", "electricity"]) {
       const v = params.get(name);
       if (v !== null && form.elements[name]) form.elements[name].value = v;
     }
-    const num = (v) => (v === "" || v === undefined || Number.isNaN(Number(v)) ? null : Number(v));
+    const num = (v) => (v === "" || v === undefined || v === null || !Number.isFinite(Number(v)) ? null : Number(v));
+    const fmt = new Intl.NumberFormat(document.documentElement.lang || "en", { maximumFractionDigits: 2, minimumFractionDigits: 2 });
+    const elecInput = form.elements.electricity;
     function apply() {
-      const workload = form.elements.workload.value || "training";
-      const key = "pd-" + workload.replace(/_/g, "-");
+      const workload = select.value || select.options[0].value;
+      const figure = Object.prototype.hasOwnProperty.call(figureOf, workload) ? figureOf[workload] : "training";
       const budget = num(form.elements.budget.value);
       const memory = num(form.elements.memory.value);
-      const value = (r) => num(r.getAttribute("data-" + key));
-      const sorted = rows.slice().sort((a, b) => (value(b) ?? -1) - (value(a) ?? -1) || a.dataset.gpu.localeCompare(b.dataset.gpu));
+      const given = elecInput ? num(elecInput.value) : null;
+      const usdPerKwh = given !== null && given >= 0 ? given : Number((elecInput && elecInput.dataset.default) || 0);
       let shown = 0;
-      for (const r of sorted) {
+      for (const { r, value } of todayOrder(rows, figure, usdPerKwh)) {
         const buy = num(r.dataset.buy);
         const ok = (budget === null || (buy !== null && buy <= budget)) && (memory === null || Number(r.dataset.usable) >= memory);
         r.hidden = !ok;
         if (ok) shown += 1;
+        const cell = r.querySelector(".wg-today__value");
+        if (cell) cell.textContent = value === null ? "\u2014" : fmt.format(value);
         body.appendChild(r);
       }
       const out = form.elements.count;
       const total = Number(body.dataset.wgTotal) || rows.length;
       if (out) out.value = (out.dataset.template || "{shown}").replace("{shown}", shown).replace("{total}", total);
       const next = new URLSearchParams();
-      if (workload !== "training") next.set("workload", workload);
+      if (workload !== select.options[0].value) next.set("workload", workload);
       if (budget !== null) next.set("budget", String(budget));
       if (memory !== null) next.set("memory", String(memory));
+      if (given !== null) next.set("electricity", String(given));
       const q = next.toString();
       history.replaceState(history.state, "", location.pathname + (q ? "?" + q : "") + location.hash);
     }
     // the page carries the best cards by the default ranking; another ranking or a filter
     // first loads the cards it does not carry
     const update = () => {
-      const asked = (form.elements.workload.value || "training") !== "training" || form.elements.budget.value || form.elements.memory.value;
-      if (!body.dataset.wgRest || !asked) { apply(); return; }
+      const changed = select.selectedIndex > 0 || form.elements.budget.value || form.elements.memory.value || (elecInput && elecInput.value);
+      if (!body.dataset.wgRest || !changed) { apply(); return; }
       loadRest(table).then(() => { rows = Array.from(body.rows); apply(); }, (err) => console.error(err));
     };
     form.addEventListener("input", update);

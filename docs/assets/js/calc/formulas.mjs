@@ -217,14 +217,22 @@ function parseCnnLayers(rawLayers, lang) {
 
 // ------------------------------------------------------------------ 4. GPU picker
 
-export const WORKLOADS = ["cnn", "rnn", "transformer", "llm-inference"];
-export const WORKLOAD_NETWORK = { cnn: "cnn", rnn: "rnn", transformer: "transformer", "llm-inference": "transformer" };
+// The one vocabulary of workloads (generator/data/schema.py WORKLOADS): the home form, the picker and
+// /today/ read the same keys. A revision speaks of four of them; the others read as the nearest.
+export const WORKLOADS = ["cnn", "rnn", "transformer", "llm-inference", "llm-32b", "llm-70b", "memory"];
+export const ADVISED_AS = { cnn: "cnn", rnn: "rnn", transformer: "transformer", "llm-inference": "llm-inference",
+  "llm-32b": "llm-inference", "llm-70b": "llm-inference", memory: "transformer" };
+export const WORKLOAD_NETWORK = { cnn: "cnn", rnn: "rnn", transformer: "transformer", "llm-inference": "transformer",
+  "llm-32b": "transformer", "llm-70b": "transformer", memory: "transformer" };
 /** Which relative-performance table of a revision speaks for each workload, best match first. */
 export const WORKLOAD_TABLES = {
   cnn: ["cnn", "overall"],
   rnn: ["rnn", "overall"],
   transformer: ["transformer", "training-16bit", "overall"],
   "llm-inference": ["inference-8bit", "transformer", "overall"],
+  "llm-32b": ["inference-8bit", "transformer", "overall"],
+  "llm-70b": ["inference-8bit", "transformer", "overall"],
+  memory: ["transformer", "overall"],
 };
 /** Order used when a revision states no priorities for the network. */
 export const DEFAULT_ORDER = ["memory-bandwidth", "tensor-cores", "flops"];
@@ -333,7 +341,7 @@ export function rankGpus(data, v) {
   const prio = (view.priorities || []).find((p) => p.network === network);
   const order = prio ? prio.order.slice() : DEFAULT_ORDER.slice();
   const weights = orderWeights(order);
-  const advisedList = (view.advised || {})[v.workload] || [];
+  const advisedList = (view.advised || {})[ADVISED_AS[v.workload]] || [];
   const ref = referenceCard(gpus, table, view, advisedList, order, weights, date);
   const advised = new Map(advisedList.map((a) => [a.gpu, a]));
   const avoid = new Set(view.avoid || []), avoidVendors = new Set(view.avoid_vendors || []);
@@ -372,33 +380,44 @@ export function rankGpus(data, v) {
 }
 
 /**
- * Today's cards that fit the memory and the budget, by the estimation model's figure per dollar at
- * dated prices: relative training throughput for the training workloads, decode tokens per second
- * of the reference model for LLM inference. New prices, or used ones (a card without a used price
- * keeps its new price). The site's computation, never a revision's advice.
+ * Today's cards that fit the memory and the budget, by the estimation model's figure per dollar:
+ * the workload's figure (training throughput, decode speed of a model of the chosen size, or
+ * memory) over the buyer's price (the cheaper of new and used) plus the electricity of the
+ * ownership period. Cards today's software does not run are left out. The site's computation,
+ * never a revision's advice.
  */
 export function rankToday(data, v) {
   const today = (data && data.today) || {};
   const names = new Map(((data && data.gpus) || []).map((g) => [g.id, g.name]));
-  const metric = v.workload === "llm-inference" ? "decode" : "training";
-  const rows = [], skipped = skippedCounts();
+  const figureOf = today.figure_of || {};
+  const figure = Object.prototype.hasOwnProperty.call(figureOf, v.workload) ? figureOf[v.workload] : "training";
+  const metric = figure.startsWith("decode_") ? "decode" : figure === "memory" ? "memory" : "training";
+  const elec = today.electricity || {};
+  const usdPerKwh = typeof v.electricity === "number" && v.electricity >= 0 ? v.electricity : elec.usd_per_kwh || 0;
+  const rows = [], skipped = { ...skippedCounts(), software: 0 };
   for (const r of today.rows || []) {
     if (!(r.memory_gb >= v.memory)) { skipped.tooSmall++; continue; }
-    const used = v.prices === "used" && r.used;
-    const chosen = used ? r.used : r.new, kind = used ? "observed-used" : "observed-new";
-    if (!chosen) { skipped.noPrice++; continue; }
-    if (chosen[0] > v.budget) { skipped.overBudget++; continue; }
-    const perf = typeof r[metric] === "number" && r[metric] > 0 ? r[metric] : null;
+    if (r.support && r.support !== "current") { skipped.software++; continue; }
+    const buy = r.buy;
+    if (!buy) { skipped.noPrice++; continue; }
+    if (buy[0] > v.budget) { skipped.overBudget++; continue; }
+    const f = (r.figures || {})[figure];
+    const perf = typeof f === "number" && f > 0 ? f : null;
     if (perf === null) { skipped.noPerf++; continue; }
+    const cost = buy[0] + (r.kwh || 0) * usdPerKwh;
+    const name = names.get(r.gpu) || r.gpu;
     rows.push({
-      id: r.gpu, name: names.get(r.gpu) || r.gpu, memory_gb: r.memory_gb, price: chosen[0], priceSource: kind, priceDate: chosen[1],
-      perf, perfSource: "model", value: (perf / chosen[0]) * 1000, flag: null, avoided: false, advised: null, advisedUsed: false, personas: [],
+      id: r.gpu, count: r.count || 1, name: (r.count || 1) > 1 ? `${r.count} × ${name}` : name, memory_gb: r.memory_gb,
+      price: buy[0], priceSource: buy[2] === "used" ? "observed-used" : "observed-new", priceDate: buy[1], stale: !!r.stale,
+      perf, perfSource: "model", value: (perf / cost) * (figure === "memory" ? 100 : 1000), flag: null, avoided: false,
+      advised: null, advisedUsed: false, personas: [],
     });
   }
-  rows.sort((x, y) => y.value - x.value || y.perf - x.perf || cmpId(x, y));
+  rows.sort((x, y) => y.value - x.value || y.perf - x.perf || x.count - y.count || cmpId(x, y));
   return {
-    mode: "today", revision: "today", metric, newest: today.newest || null, model: today.model || null,
-    error: (today.errors || {})[metric] || null, reference: today.reference || null, rows, skipped,
+    mode: "today", revision: "today", metric, figure, newest: today.newest || null,
+    model: ((today.models || {})[figure]) || today.model || null,
+    error: (today.errors || {})[metric === "memory" ? "training" : metric] || null, reference: today.reference || null, rows, skipped,
   };
 }
 
