@@ -4,12 +4,14 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+
 from helpers import ROOT, run_calc_js
 
 from generator.data.loader import load_dataset
 from generator.facts.derive import age, build_date, derive
 from generator.facts.diff import advice_states
 from generator.facts.prices import Price, current_price, revision_price
+from generator.facts.today import ELECTRICITY_USD_PER_KWH
 
 
 @pytest.fixture(scope="module")
@@ -112,10 +114,15 @@ def test_todays_cards_have_recent_prices_and_consistent_ratios(shipped):
         dated = [o for o in (r.new, r.used, r.cloud) if o is not None]
         assert dated and all((newest - o.date).days <= 2 * 366 for o in dated)
         if r.buy_usd:
-            assert r.per_dollar["memory"] == pytest.approx(r.memory_gb / r.buy_usd * 100, rel=1e-3)
-            if r.training:
-                assert r.per_dollar["training"] == pytest.approx(r.training / r.buy_usd * 1000, rel=1e-3)
-        if r.cloud and r.buy_usd:
+            # per dollar of the price plus the electricity of the ownership period
+            cost = r.buy_usd + (r.kwh or 0) * ELECTRICITY_USD_PER_KWH
+            assert r.kwh is None or r.kwh > 0
+            assert r.per_dollar["memory"] == pytest.approx(r.memory_gb / cost * 100, rel=1e-3)
+            if r.figures["training"]:
+                assert r.per_dollar["training"] == pytest.approx(r.figures["training"] / cost * 1000, rel=1e-3)
+            # the buyer's price is the cheaper of the recent new and used prices
+            assert r.buy_usd == pytest.approx(r.count * min(o.usd for o in (r.new, r.used) if o), rel=1e-6)
+        if r.cloud and r.buy_usd and r.count == 1:
             assert r.break_even_hours == pytest.approx(r.buy_usd / r.cloud.usd, rel=1e-3)
     unified = [r for r in rows if shipped.gpus[r.gpu].get("unified_memory")]
     for r in unified:  # the GPU's usable share of unified memory, not the whole of it
@@ -186,11 +193,15 @@ def test_picker_flags_what_the_revision_advised_against(shipped):
 
 
 def test_picker_today_mode_is_the_models_figure_at_dated_prices(shipped):
+    from generator.publish.api import client_data
+
     result = _pick(shipped, workload="llm-inference", memory="16", budget="2000", revision="today")
     assert result["mode"] == "today" and result["metric"] == "decode"
     assert result["error"]["median_pct"] > 0 and result["error"]["p90_pct"] >= result["error"]["median_pct"]
     rows = result["rows"]
-    assert rows and all(r["priceSource"] == "observed-new" and r["priceDate"] for r in rows)
+    assert rows and all(r["priceSource"] in ("observed-new", "observed-used") and r["priceDate"] for r in rows)
+    supported = {g["id"]: g["support"]["status"] for g in client_data(shipped)["gpus"]}
+    assert all(supported[r["id"]] == "current" for r in rows)  # cards today's software does not run are left out
     assert all(r["memory_gb"] >= 16 and r["price"] <= 2000 for r in rows)
     values = [r["value"] for r in rows]
     assert values == sorted(values, reverse=True)

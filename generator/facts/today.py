@@ -245,18 +245,27 @@ def pick(rows: list[TodayRow], profile: dict, persona: str | None = None) -> Pic
                   and (not profile.get("datacenter") or r.segment == "datacenter")]
         rented.sort(key=lambda r: (-(r.figures[figure] / r.cloud.usd), r.gpu))
         return Pick(persona, dict(profile), rented[0] if rented else None, rented[1:3], [], True)
-    ordered = rank(rows, workload, profile.get("rank") or "value")
-    chosen, alternatives, skipped = None, [], []
-    for r in ordered:
-        why = left_out(r, profile)
-        if why:
-            if chosen is None and why not in ("no-figure", "no-price") and len(skipped) < 6:
-                skipped.append((r, why))
+    by = profile.get("rank") or "value"
+    figure = FIGURE_OF[workload]
+    chosen, alternatives = None, []
+    for r in rank(rows, workload, by):
+        if left_out(r, profile):
             continue
         if chosen is None:
             chosen = r
         elif len(alternatives) < 2 and r.gpu != chosen.gpu:
             alternatives.append(r)
+
+    def score(r):
+        return (r.figures.get(figure) if by == "speed" else r.per_dollar.get(figure)) or 0
+
+    # the rows a reader would expect above the pick on the figure alone, and why each is not it
+    bar = score(chosen) if chosen else 0
+    skipped = []
+    for r in sorted(rows, key=lambda r: (-score(r), r.count, r.gpu)):
+        why = left_out(r, profile)
+        if score(r) > bar and why not in (None, "no-figure", "no-price") and r.count == 1 and len(skipped) < 6:
+            skipped.append((r, why))
     return Pick(persona, dict(profile), chosen, alternatives, skipped, False)
 
 
