@@ -86,11 +86,36 @@ def test_new_gpu_points_at_every_blank_then_validates(tree):
 @pytest.mark.parametrize("args, message", [
     (["gpu", "rtx-4070"], "give VENDOR/ID"), (["gpu", "nvidia/RTX 4070"], "is not an id"),
     (["gpu", "acme/x"], "vendor must be one of"), (["revision", "2019-13-01"], "is not a date"),
-    (["translation", "de"], "language must be one of"),
+    (["translation", "de"], "language must be one of"), (["price", "rtx-9999"], "no GPU 'rtx-9999'"),
+    (["price", "../gpus/nvidia/rtx-2070"], "no GPU"),
 ])
 def test_new_rejects_bad_names(tree, args, message):
     out = cli("new", *args, "--data", str(tree.data))
     assert out.returncode == 2 and message in out.stderr
+
+
+def test_new_price_appends_a_blank_observation_that_validates_once_filled(tree):
+    rel = "prices/rtx-2070.yaml"
+    out = cli("new", "price", "rtx-2070", "--data", str(tree.data))
+    assert out.returncode == 0, out.stderr
+    text = tree.read(rel)
+    assert text.startswith("# yaml-language-server: $schema=../schema/price.schema.json\n# GeForce RTX 2070")
+    today = f"date: {_dt.datetime.now(_dt.UTC).date().isoformat()}"
+    assert today in text
+    problems = tree.problems()
+    for line, field in ((4, "kind"), (5, "usd"), (7, "source"), (9, "note")):
+        assert f"data/{rel}:{line}: observations[0].{field}: {field} cannot be empty (null)" in problems, problems
+    filled = re.sub(r"^  - kind:[^\n#]*", "  - kind: used  ", text, flags=re.M)
+    filled = re.sub(r"^    usd:[^\n#]*", "    usd: 250  ", filled, flags=re.M)
+    filled = re.sub(r"^    source:[^\n#]*", "    source: https://example.org/p  ", filled, flags=re.M)
+    filled = re.sub(r"^    note:[^\n#]*", "    note: a fixture price  ", filled, flags=re.M)
+    filled = filled.replace(today, "date: 2026-11-01")  # the fixture's validator runs on a fixed day
+    tree.write(rel, filled)
+    assert tree.problems() == []
+    assert cli("new", "price", "rtx-2070", "--data", str(tree.data)).returncode == 0
+    again = tree.read(rel)
+    assert again.startswith(filled) and again.count("observations:") == 1
+    assert any(p.startswith(f"data/{rel}:10: observations[1].kind: kind cannot be empty") for p in tree.problems())
 
 
 def test_new_revision_validates_once_filled(tree):

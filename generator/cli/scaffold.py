@@ -1,4 +1,4 @@
-"""`python -m generator new gpu VENDOR/ID | revision DATE | translation LANG`.
+"""`python -m generator new gpu VENDOR/ID | price GPU | revision DATE | translation LANG`.
 
 Each scaffold is a commented record whose blanks make `validate` point at exactly what is
 left to fill in; once they are filled, the record validates.
@@ -9,7 +9,7 @@ import datetime as _dt
 import sys
 from pathlib import Path
 
-from generator.data.dataset import digest
+from generator.data.dataset import digest, today_utc
 from generator.data.kinds import all_records
 from generator.data.loader import load_dataset
 from generator.data.schema import ID_RE, TRANSLATED_LANGS, VENDORS
@@ -58,6 +58,21 @@ recommendations:               # persona id -> GPU ids, best first; remove perso
 changes: []                    # for kind update: {{type: recommendation-added, persona: ..., gpu: ...}}, ...
 """
 
+PRICE_HEADER = """\
+# yaml-language-server: $schema=../schema/price.schema.json
+# {name}
+observations:
+"""
+
+PRICE_TEMPLATE = """\
+  - kind:                      # street (new), used, launch or cloud-hourly
+    usd:                       # US dollars as the page gives them; cloud-hourly: the whole instance per hour
+    date: {date}           # the date the page gives for the price (a month only: its first day, said in note)
+    source:                    # https://... a public, dated page that states this price
+    # cloud-hourly only: gpus (GPUs in the instance), provider, instance, pricing (on-demand, spot or reserved)
+    note:                      # in your own words: how the price was read (a range, a median, a month only)
+"""
+
 
 def new_gpu(data_dir: Path, spec: str) -> tuple[int, str]:
     if "/" not in spec:
@@ -78,6 +93,27 @@ def new_gpu(data_dir: Path, spec: str) -> tuple[int, str]:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return 0, f"created {path.as_posix()}: fill in the blanks, then run python -m generator validate"
+
+
+def new_price(data_dir: Path, gid: str, today: _dt.date) -> tuple[int, str]:
+    """Append a blank observation to ``prices/<gid>.yaml``, creating the file when missing."""
+
+    found = sorted((data_dir / "gpus").glob(f"*/{gid}.yaml")) if ID_RE.match(gid) else []
+    if not found:
+        return 2, (f"new price: no GPU {gid!r} (no {(data_dir / 'gpus').as_posix()}/*/{gid}.yaml); "
+                   "give the id of a GPU record, e.g. rtx-4070")
+    path = data_dir / "prices" / f"{gid}.yaml"
+    if path.exists():
+        text = path.read_text(encoding="utf-8")
+        if text and not text.endswith("\n"):
+            text += "\n"
+    else:
+        name = next((line.split(":", 1)[1].strip() for line in found[0].read_text(encoding="utf-8").splitlines()
+                     if line.startswith("name:")), gid)
+        text = PRICE_HEADER.format(name=name.strip("\"'") or gid)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text + PRICE_TEMPLATE.format(date=today.isoformat()), encoding="utf-8")
+    return 0, f"added a blank observation to {path.as_posix()}: fill it in, then run python -m generator validate"
 
 
 def new_revision(data_dir: Path, date: str, personas: list[str]) -> tuple[int, str]:
@@ -130,6 +166,8 @@ def run(args) -> int:
     data_dir = Path(args.data)
     if args.kind == "gpu":
         code, message = new_gpu(data_dir, args.name)
+    elif args.kind == "price":
+        code, message = new_price(data_dir, args.name, today_utc())
     elif args.kind == "revision":
 
         ds, _ = load_dataset(data_dir, Path.cwd())
