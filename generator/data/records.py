@@ -334,6 +334,8 @@ TODAY_PROFILE = Record({
               doc="value (default): the most per dollar, electricity included; speed: the fastest within budget"),
     "rent": F(Bool(), required=False, doc="the reader rents cards by the hour instead of buying"),
     "datacenter": F(Bool(), required=False, doc="with rent: datacenter cards only (a cluster)"),
+    "needs_cuda": F(Bool(), required=False,
+                    doc="the reader wants the software stack with the fewest surprises: cards PyTorch runs through CUDA"),
 })
 
 PERSONAS = Map(Str(max_len=60, pattern=ID_RE, hint="a persona id (lowercase words joined by -)"), Record({

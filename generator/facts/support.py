@@ -64,7 +64,8 @@ def support_of(ds: Dataset, gpu: Record) -> Support | None:
                 best = build
         if best is None:
             continue
-        details.append({"stack": sid, "name": stack["name"], "build": best["name"], "release": best["release"],
+        details.append({"stack": sid, "name": stack["name"], "vendor": best["vendor"], "build": best["name"],
+                        "release": best["release"],
                         "date": best["date"], "legacy": bool(best.get("legacy"))})
         if not stack.get("decides_status"):
             continue

@@ -195,22 +195,27 @@ def rank(rows: list[TodayRow], workload: str, by: str = "value") -> list[TodayRo
 
 
 # why a card is left out of a pick (keys of the API's "excluded" and of today.reason.* texts)
-LEFT_OUT = ("unsupported", "legacy-software", "no-bf16-flash", "passive-cooling", "too-little-memory", "over-budget",
+LEFT_OUT = ("unsupported", "legacy-software", "not-cuda", "no-bf16-flash", "passive-cooling", "too-little-memory", "over-budget",
             "no-figure", "stale-price", "no-price")
 
 
-def left_out(row: TodayRow, profile: dict) -> str | None:
-    """Why a row is not a pick for a reader who buys, or None."""
+def left_out(row: TodayRow, profile: dict, renting: bool = False) -> str | None:
+    """Why a row is not a pick for a reader, or None (``renting``: price and cooling do not matter)."""
     if row.support is not None and row.support.status == "unsupported":
         return "unsupported"
     if row.support is not None and row.support.status == "legacy":
         return "legacy-software"
-    if row.buy_usd is None:
+    if row.buy_usd is None and not renting:
         return "no-price"
+    if profile.get("needs_cuda") and row.support is not None and not any(
+            d["vendor"] == "nvidia" and not d["legacy"] for d in row.support.details):
+        return "not-cuda"
     if FIGURE_OF[profile["workload"]] == "training" and profile["workload"] == "transformer" and row.support is not None:
         feats = row.support.features
         if not (feats.get("bf16") and feats.get("flash_attention")):
             return "no-bf16-flash"
+    if renting:
+        return "too-little-memory" if profile.get("memory_gb") and row.memory_gb < profile["memory_gb"] else None
     if row.cooling == "passive" and row.segment not in DESKTOP_SEGMENTS:
         return "passive-cooling"
     if profile.get("memory_gb") and row.memory_gb < profile["memory_gb"]:
@@ -241,8 +246,9 @@ def pick(rows: list[TodayRow], profile: dict, persona: str | None = None) -> Pic
     workload = profile["workload"]
     if profile.get("rent"):
         figure = FIGURE_OF[workload]
-        rented = [r for r in rows if r.count == 1 and r.cloud and r.figures.get(figure) and runs_today(r)
-                  and (not profile.get("datacenter") or r.segment == "datacenter")]
+        rented = [r for r in rows if r.count == 1 and r.cloud and r.figures.get(figure)
+                  and (not profile.get("datacenter") or r.segment == "datacenter")
+                  and left_out(r, {**profile, "budget_usd": None}, renting=True) is None]
         rented.sort(key=lambda r: (-(r.figures[figure] / r.cloud.usd), r.gpu))
         return Pick(persona, dict(profile), rented[0] if rented else None, rented[1:3], [], True)
     by = profile.get("rank") or "value"
