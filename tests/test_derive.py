@@ -4,7 +4,6 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-
 from helpers import ROOT, run_calc_js
 
 from generator.data.loader import load_dataset
