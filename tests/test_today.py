@@ -164,3 +164,20 @@ def test_a_new_price_of_a_card_long_off_sale_is_refused_at_its_line(tree):
                "    source: https://example.org/new\n")
     problems = tree.problems()
     assert any("discontinued on 2018-01-01" in p for p in problems), problems
+
+
+def test_the_diff_counts_the_flowchart_and_compares_the_newest_advice_with_today(shipped):
+    from generator.facts.diff import diff_revisions
+
+    d = diff_revisions(shipped, "2020-09-20", "2023-01-30")
+    assert {"rtx-4090", "rtx-4080", "rtx-4070-ti"} <= set(d.advised_added)
+    from helpers import run_cli
+
+    proc = run_cli("diff", "2023-01-30", "today", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["a"] == "2023-01-30" and doc["b"] == "today"
+    picked = {p["persona"]: p["after"] for p in doc["personas"]}
+    assert picked["best-overall"] and picked["best-overall"][0] in shipped.gpus
+    proc = run_cli("diff", "today", "2023-01-30")
+    assert proc.returncode == 2 and "today" in proc.stderr

@@ -15,7 +15,9 @@ from generator.data.kinds import all_records
 from generator.data.loader import load_dataset
 from generator.data.plain import plain
 from generator.data.problems import Problem
-from generator.facts.diff import RevisionDiff, diff_revisions, resolve_date
+from generator.facts.derive import derive
+from generator.facts.diff import TODAY, RevisionDiff, diff_revisions, diff_today, resolve_date
+from generator.facts.today import newest_date
 
 GREEN, RED, BOLD, DIM, RESET = "\033[32m", "\033[31m", "\033[1m", "\033[2m", "\033[0m"
 
@@ -63,6 +65,10 @@ def revision_text(d: RevisionDiff, n: Names, style: Style) -> str:
     if d.empty:
         out.append(n.ui("diff.no_change"))
     out += _persona_text(d, n, style)
+    if d.advised_added or d.advised_removed:
+        out.append(style(BOLD, n.ui("diff.advised")))
+        out += ["  " + style(RED, f"- {n.gpu(g)}") for g in d.advised_removed]
+        out += ["  " + style(GREEN, f"+ {n.gpu(g)}") for g in d.advised_added]
     if d.avoid_added or d.avoid_removed or d.avoid_classes_added or d.avoid_classes_removed:
         out += _avoid_text(d, n, style)
     for key in d.relative_tables_removed:
@@ -327,13 +333,25 @@ def run(args) -> int:
         for p in problems:
             print(p, file=sys.stderr)
         return 1
+    if args.revisions[0] == TODAY:
+        print("diff: 'today' comes second: diff REVISION today", file=sys.stderr)
+        return 2
     try:
-        a, b = (resolve_date(ds, x) for x in args.revisions)
+        a, b = (x if x == TODAY else resolve_date(ds, x) for x in args.revisions)
     except KeyError as exc:
         known = ", ".join(r.id for r in ds.revisions)
-        print(f"diff: no revision {exc.args[0]!r}; known: latest, previous, {known}", file=sys.stderr)
+        print(f"diff: no revision {exc.args[0]!r}; known: latest, previous, today (second only), {known}",
+              file=sys.stderr)
         return 2
-    d = diff_revisions(ds, a, b)
+    if b == TODAY:
+        facts = derive(ds)
+        newest = newest_date(ds)
+        if newest is None:
+            print("diff: no dated prices in data/prices, so there is no today to compare", file=sys.stderr)
+            return 2
+        d = diff_today(ds, a, facts.today_picks, newest.isoformat(), facts.states)
+    else:
+        d = diff_revisions(ds, a, b)
     names = Names(ds, args.lang)
     if args.format == "json":
         sys.stdout.write(revision_json(d, names))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from generator.data.dataset import Dataset, Record
+from generator.data.dataset import Dataset, Record, tree_leaves
 
 
 @dataclass
@@ -28,6 +28,10 @@ def advice_states(ds: Dataset) -> dict[str, dict[str, PersonaState]]:
         recs = rev.get("recommendations") or {}
         if rev["kind"] == "full":  # states the whole advice (a decision tree replaces the persona list)
             state = {pid: PersonaState(list(r["gpus"]), r.get("known", "source"), rev.id) for pid, r in recs.items()}
+            for _kp, leaf in tree_leaves(rev.get("decision_tree")):  # a flowchart speaks through its tagged leaves
+                for pid in leaf.get("personas") or ():
+                    entry = state.setdefault(pid, PersonaState([], "source", rev.id))
+                    entry.gpus.extend(g for g in leaf.get("gpus") or () if g not in entry.gpus)
         else:
             state = {pid: PersonaState(list(s.gpus), "derived", s.note_from) for pid, s in state.items()}
             for pid, r in recs.items():
@@ -42,6 +46,28 @@ def advice_states(ds: Dataset) -> dict[str, dict[str, PersonaState]]:
                 elif change["type"] == "recommendation-removed" and gid in entry.gpus:
                     entry.gpus.remove(gid)
         out[rev.id] = state
+    return out
+
+
+def tree_in_force(ds: Dataset, date: str):
+    """The decision tree of the advice in force on ``date``: that of the newest full revision on or
+    before it, or of a later update that gives one; None when the advice in force is a persona list."""
+    tree = None
+    for rev in ds.revisions:
+        if rev.id > date:
+            break
+        if rev["kind"] == "full" or rev.get("decision_tree"):
+            tree = rev.get("decision_tree")
+    return tree
+
+
+def advised_cards(ds: Dataset, date: str, state: dict[str, PersonaState]) -> list[str]:
+    """Every card the advice in force names, persona lists and flowchart leaves, in their order."""
+    out: list[str] = []
+    for st in state.values():
+        out += [g for g in st.gpus if g not in out]
+    for _kp, leaf in tree_leaves(tree_in_force(ds, date)):
+        out += [g for g in leaf.get("gpus") or () if g not in out]
     return out
 
 
@@ -73,6 +99,8 @@ class RevisionDiff:
     b: str
     personas: list[PersonaChange] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
+    advised_added: list[str] = field(default_factory=list)  # cards the advice names anywhere, flowchart included
+    advised_removed: list[str] = field(default_factory=list)
     avoid_added: list[str] = field(default_factory=list)
     avoid_removed: list[str] = field(default_factory=list)
     avoid_classes_added: list[str] = field(default_factory=list)
@@ -86,7 +114,8 @@ class RevisionDiff:
 
     @property
     def empty(self) -> bool:
-        return not (self.personas or self.avoid_added or self.avoid_removed or self.avoid_classes_added
+        return not (self.personas or self.advised_added or self.advised_removed
+                    or self.avoid_added or self.avoid_removed or self.avoid_classes_added
                     or self.avoid_classes_removed or self.relative_performance or self.prices
                     or self.relative_tables_added or self.relative_tables_removed)
 
@@ -134,6 +163,9 @@ def diff_revisions(ds: Dataset, a: str, b: str, states: dict | None = None) -> R
         status = "new" if pid not in sa else "dropped" if pid not in sb else "changed"
         out.personas.append(PersonaChange(pid, [g for g in after if g not in before], [g for g in before if g not in after],
                                           list(before), list(after), status))
+    ca, cb = advised_cards(ds, a, sa), advised_cards(ds, b, sb)
+    out.advised_added = [g for g in cb if g not in ca]
+    out.advised_removed = [g for g in ca if g not in cb]
     (av_a, cl_a), (av_b, cl_b) = _avoid(ra), _avoid(rb)
     out.avoid_added = [g for g in av_b if g not in av_a]
     out.avoid_removed = [g for g in av_a if g not in av_b]
@@ -160,3 +192,32 @@ def resolve_date(ds: Dataset, name: str) -> str:
     if name in ids:
         return name
     raise KeyError(name)
+
+
+TODAY = "today"
+
+
+def diff_today(ds: Dataset, a: str, picks, as_of: str, states: dict | None = None) -> RevisionDiff:
+    """What changed from the advice in force on revision ``a`` to the site's picks for today, per
+    reader profile: the cards the advice named against the card (and build) picked today. Today is
+    the site's computation (``picks``: :func:`generator.facts.today.persona_picks`), dated by the
+    newest price it rests on, never a revision."""
+    sa = states[a] if states else advice_state(ds, a)
+    out = RevisionDiff(a, TODAY, summary_a=ds.revision(a)["summary"],
+                       summary_b=f"The site's computation from dated prices up to {as_of}; not advice from a revision.")
+    for p in picks:
+        before = list(sa[p.persona].gpus) if p.persona in sa else []
+        after = [p.row.gpu] if p.row else []
+        if before == after:
+            out.unchanged.append(p.persona)
+            continue
+        status = "new" if p.persona not in sa else "changed"
+        out.personas.append(PersonaChange(p.persona, [g for g in after if g not in before],
+                                          [g for g in before if g not in after], before, after, status))
+    ca = advised_cards(ds, a, sa)
+    cb = []
+    for p in picks:
+        cb += [r.gpu for r in ([p.row] if p.row else []) + list(p.alternatives) if r.gpu not in cb]
+    out.advised_added = [g for g in cb if g not in ca]
+    out.advised_removed = [g for g in ca if g not in cb]
+    return out

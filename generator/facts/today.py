@@ -267,11 +267,14 @@ def pick(rows: list[TodayRow], profile: dict, persona: str | None = None) -> Pic
 
     # the rows a reader would expect above the pick on the figure alone, and why each is not it
     bar = score(chosen) if chosen else 0
+    # (the reasons a reader may not see coming first: software, cooling, features; then memory and budget)
     skipped = []
-    for r in sorted(rows, key=lambda r: (-score(r), r.count, r.gpu)):
+    for r in rows:
         why = left_out(r, profile)
-        if score(r) > bar and why not in (None, "no-figure", "no-price") and r.count == 1 and len(skipped) < 6:
+        if score(r) > bar and why not in (None, "no-figure", "no-price") and r.count == 1:
             skipped.append((r, why))
+    skipped.sort(key=lambda x: (x[1] in ("too-little-memory", "over-budget", "stale-price"), -score(x[0]), x[0].gpu))
+    skipped = skipped[:6]
     return Pick(persona, dict(profile), chosen, alternatives, skipped, False)
 
 
