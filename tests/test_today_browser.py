@@ -1,0 +1,75 @@
+"""/today/ in Chromium, in four languages: every ranking sorts by the figure it names, cards today's
+software does not run come last, the address keeps the choice, and the home form's workloads are
+understood."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+LANGS = ("", "ko/", "zh/", "fr/")
+WORKLOADS = ("transformer", "llm-inference", "llm-32b", "llm-70b", "memory", "cnn")
+
+ORDER_JS = """(elec) => {
+  const figureOf = JSON.parse(document.querySelector('#today-table').getAttribute('data-figure-of'));
+  const w = document.querySelector('#wg-today-filters select[name=workload]').value;
+  const f = figureOf[w];
+  return Array.from(document.querySelectorAll('#today-table tbody tr')).filter((r) => !r.hidden).map((r) => {
+    const v = JSON.parse(r.getAttribute('data-values') || '{}')[f];
+    const buy = r.dataset.buy === '' ? NaN : Number(r.dataset.buy), kwh = r.dataset.kwh === '' ? 0 : Number(r.dataset.kwh);
+    const value = v > 0 && buy > 0 ? v / (buy + kwh * elec) : null;
+    return { gpu: r.dataset.gpu, runs: r.dataset.support === '' || r.dataset.support === 'current', value,
+             shown: r.querySelector('.wg-today__value').textContent.trim() };
+  });
+}"""
+
+
+def _check_order(rows):
+    runs = [r["runs"] for r in rows]
+    assert runs == sorted(runs, reverse=True), "a card today's software does not run ranks above one it runs"
+    first = [r for r in rows if r["runs"]]
+    has = [r["value"] is not None for r in first]
+    assert has == sorted(has, reverse=True), "a card without the figure ranks above one with it"
+    values = [r["value"] for r in first if r["value"] is not None]
+    assert len(values) >= 3 and values == sorted(values, reverse=True)
+    assert all(r["shown"] not in ("", "\u2014") for r in first if r["value"] is not None)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_ranking_of_today_sorts_in_every_language(server, page, lang):
+    page.goto(f"{server}/{lang}today/")
+    page.wait_for_selector("#today-table tbody tr", state="attached")
+    for w in WORKLOADS:
+        page.select_option("#wg-today-filters select[name=workload]", w)
+        page.wait_for_function("w => new URL(location.href).searchParams.get('workload') === w || w === 'transformer'", arg=w)
+        _check_order(page.evaluate(ORDER_JS, 0.17))
+    # the reader's electricity price changes the ranking's figures and is kept in the address
+    page.fill("#wg-today-filters input[name=electricity]", "0.5")
+    page.wait_for_function("() => new URL(location.href).searchParams.get('electricity') === '0.5'")
+    _check_order(page.evaluate(ORDER_JS, 0.5))
+
+
+def test_the_home_forms_workloads_reach_today(server, page):
+    for w in ("transformer", "llm-inference", "cnn", "rnn", "llm-70b"):
+        page.goto(f"{server}/today/?workload={w}&budget=1500&memory=24")
+        page.wait_for_selector("#today-table tbody tr", state="attached")
+        assert page.eval_on_selector("#wg-today-filters select[name=workload]", "s => s.value") == w
+        rows = page.evaluate(ORDER_JS, 0.17)
+        assert rows and all(r["gpu"] for r in rows)
+        budget_ok = page.evaluate("() => Array.from(document.querySelectorAll('#today-table tbody tr'))"
+                                  ".filter(r => !r.hidden).every(r => Number(r.dataset.buy) <= 1500 && Number(r.dataset.usable) >= 24)")
+        assert budget_ok
+    page.goto(f"{server}/today/?workload=decode_8b")  # the keys of the page's first version
+    page.wait_for_selector("#today-table tbody tr", state="attached")
+    assert page.eval_on_selector("#wg-today-filters select[name=workload]", "s => s.value") == "llm-inference"
+
+
+def test_the_1500_usd_reader_is_shown_a_supported_card_first(server, page, built_site):
+    site, _ds = built_site
+    page.goto(f"{server}/today/?workload=transformer&budget=1500&memory=24")
+    page.wait_for_selector("#today-table tbody tr", state="attached")
+    first = page.evaluate("() => Array.from(document.querySelectorAll('#today-table tbody tr')).find(r => !r.hidden).dataset")
+    assert first["support"] == "current" and first["gpu"] not in ("tesla-m40", "tesla-p40")
+    doc = json.loads((site / "api" / "v1" / "today.json").read_text(encoding="utf-8"))
+    assert {r["gpu"] for r in doc["rows"]} >= {first["gpu"]}
+    assert page.locator(".wg-pick[data-persona='researcher'] li").count() >= 3
