@@ -18,7 +18,7 @@ from generator.data.locales import LANGS, TRANSLATED_LANGS  # noqa: F401  (re-ex
 from generator.data.problems import Problem
 from generator.data.yamlload import INVALID, dotted
 
-VENDORS = ("nvidia", "amd", "intel", "google", "apple")
+VENDORS = ("nvidia", "amd", "intel", "google", "apple", "aws")
 SEGMENTS = ("consumer", "workstation", "datacenter", "cloud")
 GPU_NUMBER_FIELDS = (
     "memory_gb", "memory_bandwidth_gbs", "fp32_tflops", "fp16_tensor_tflops",
