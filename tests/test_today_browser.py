@@ -57,7 +57,8 @@ def test_the_home_forms_workloads_reach_today(server, page):
         rows = page.evaluate(ORDER_JS, 0.17)
         assert rows and all(r["gpu"] for r in rows)
         budget_ok = page.evaluate("() => Array.from(document.querySelectorAll('#today-table tbody tr'))"
-                                  ".filter(r => !r.hidden).every(r => Number(r.dataset.buy) <= 1500 && Number(r.dataset.usable) >= 24)")
+                                  ".filter(r => !r.hidden)"
+                                  ".every(r => Number(r.dataset.buy) <= 1500 && Number(r.dataset.usable) >= 24)")
         assert budget_ok
     page.goto(f"{server}/today/?workload=decode_8b")  # the keys of the page's first version
     page.wait_for_selector("#today-table tbody tr", state="attached")

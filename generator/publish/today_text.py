@@ -8,6 +8,9 @@ import json
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from markupsafe import Markup
+
+from generator.data.schema import ID_RE
 from generator.facts.prices import observations
 from generator.facts.support import support_of
 from generator.facts.today import (
@@ -21,6 +24,14 @@ from generator.facts.today import (
     TodayRow,
     rank,
 )
+
+
+def safe_id(value) -> str:
+    text = str(value)
+    if not ID_RE.match(text):
+        raise ValueError(f"not an id: {text!r}")
+    return text
+
 
 FEATURE_LABELS = (("bf16", "BF16"), ("fp8", "FP8"), ("fp4", "FP4"))
 
@@ -71,9 +82,10 @@ class TodayText:
             builds = [f"{d['name']} {d['release']} ({d['build']})" for d in s.details if not d["legacy"]][:2]
             feats = [label for key, label in FEATURE_LABELS if s.features.get(key)]
             feats += [f"FlashAttention {v}" for v in s.features.get("flash_attention") or ()]
-            text = self.fill_plain("today.reason.support", builds="; ".join(builds))
+            sep = self.ui_plain("punct.list_sep")
+            text = self.fill_plain("today.reason.support", builds=sep.join(builds))
             if feats:
-                text += " " + self.fill_plain("today.reason.features", features=", ".join(feats))
+                text += " " + self.fill_plain("today.reason.features", features=sep.join(feats))
             return text
         if s.status == "legacy":
             return self.fill_plain("today.reason.legacy", last=s.last or "—")
@@ -109,6 +121,12 @@ class TodayText:
     def today_left_text(self, reason: str) -> str:
         return self.ui_plain("today.left." + reason)
 
+    def today_links(self, rows, base: str = "../gpus/") -> Markup:
+        """Links to the cards (or builds) of rows, joined as the language lists things."""
+        sep = self.ui_plain("punct.list_sep")
+        return Markup(sep).join(Markup('<a href="{}{}/">{}</a>').format(base, safe_id(r.gpu), self.today_row_name(r))
+                                for r in rows)
+
     # -- GPU pages
     def gpu_support(self, gpu):
         return support_of(self.ds, gpu)
@@ -121,7 +139,7 @@ class TodayText:
     def support_features_text(self, s) -> str:
         feats = [label for key, label in FEATURE_LABELS if s.features.get(key)]
         feats += [f"FlashAttention {v}" for v in s.features.get("flash_attention") or ()]
-        return ", ".join(feats) if feats else self.ui_plain("gpu.support_none")
+        return self.ui_plain("punct.list_sep").join(feats) if feats else self.ui_plain("gpu.support_none")
 
     def gpu_prices(self, gid: str) -> list:
         """A card's dated prices, newest first, each with whether it is stale."""
