@@ -174,6 +174,8 @@ def test_data_ref_diffs_every_kind_of_the_registry(repo):
     write_model(repo, "parameters_b: 7\nactive_parameters_b: 7", "parameters_b: 7.2\nactive_parameters_b: 7.2")
     repo.write("prices/rtx-2070.yaml", PRICES.replace("usd: 250", "usd: 230"))
     repo.write("models/tiny-8b.yaml", repo.read("models/tiny-7b.yaml").replace("Tiny 7B", "Tiny 8B"))
+    ko = "translations/ko/revisions/2019-04-03.yaml"
+    repo.write(ko, repo.read(ko).replace("시험용 개정판입니다.", "시험용 개정판."))
     out = cli("--data-ref", "HEAD", "--format", "markdown", cwd=repo.root)
     assert out.returncode == 0, out.stderr
     md = out.stdout
@@ -181,6 +183,8 @@ def test_data_ref_diffs_every_kind_of_the_registry(repo):
     assert "### Added to data/models/\n\n- `tiny-8b`" in md
     assert "| `tiny-7b` | `parameters_b` | 7 | 7.2 |" in md
     assert "| `rtx-2070` | `observations[0].usd` | 250 | 230 |" in md
+    assert "### Changed in data/translations/" in md
+    assert "| `ko/revisions/2019-04-03.yaml` | `summary` | 시험용 개정판입니다. | 시험용 개정판. |" in md
     js = json.loads(cli("--data-ref", "HEAD", "--format", "json", cwd=repo.root).stdout)
     assert sorted(js["kinds"]) == sorted(k.name for k in KINDS)  # every kind of the registry, none named in the command
     assert js["kinds"]["price"]["changed"] == {"rtx-2070": [{"field": "observations[0].usd", "before": 250, "after": 230}]}

@@ -10,6 +10,7 @@ import tempfile
 from dataclasses import dataclass, field
 from io import BytesIO
 from pathlib import Path
+from types import SimpleNamespace
 
 from generator.data.dataset import Dataset, Localizer, digest
 from generator.data.kinds import KINDS, all_records
@@ -182,6 +183,7 @@ class DataRefDiff:
     kinds: dict[str, KindDiff] = field(default_factory=dict)  # every kind of KINDS, in its order
     recommendation_changes: dict[str, RevisionDiff] = field(default_factory=dict)
     stale_translations: list[tuple[str, str, str]] = field(default_factory=list)
+    translations: KindDiff = field(default_factory=KindDiff)  # by "<lang>/<file>", each key a field
     new_problems: list[Problem] = field(default_factory=list)
 
     def _kind(self, name: str) -> KindDiff:
@@ -275,9 +277,13 @@ def _records(ds: Dataset, kind) -> dict[str, object]:
 
 def _kind_diff(old: Dataset, new: Dataset, kind) -> KindDiff:
     before, after = _records(old, kind), _records(new, kind)
+    return _kind_diff_of({i: plain(r.data) for i, r in before.items()}, {i: plain(r.data) for i, r in after.items()})
+
+
+def _kind_diff_of(before: dict[str, dict], after: dict[str, dict]) -> KindDiff:
     out = KindDiff(sorted(set(after) - set(before)), sorted(set(before) - set(after)))
     for ident in sorted(set(before) & set(after)):
-        changes = _fields(plain(before[ident].data), plain(after[ident].data))
+        changes = _fields(before[ident], after[ident])
         if changes:
             out.changed[ident] = changes
     return out
@@ -320,7 +326,17 @@ def data_ref_diff(root: Path, ref: str, data_dir: Path | None = None) -> tuple[D
         if not d.empty:
             result.recommendation_changes[rid] = d
     result.stale_translations = _stale_translations(old, new)
+    result.translations = _translations_diff(old, new)
     return result, new
+
+
+def _translations_diff(old: Dataset, new: Dataset) -> KindDiff:
+    """The translated texts added, removed and rewritten, by data/translations/<lang>/<file>."""
+    def texts(ds: Dataset) -> dict[str, dict[str, str]]:
+        return {f"{lang}/{rel}": {key: tr.text for key, tr in entries.items()}
+                for lang, files in ds.translations.items() for rel, entries in files.items()}
+
+    return _kind_diff_of(texts(old), texts(new))
 
 
 def _combine(old: Dataset, new: Dataset, rid: str) -> Dataset:
@@ -400,6 +416,7 @@ def data_ref_markdown(r: DataRefDiff, new: Dataset | None) -> str:
     for kind in KINDS:
         if kind.name not in ("gpu", "revision") and kind.name in r.kinds:
             out += _kind_markdown(kind, r.kinds[kind.name])
+    out += _kind_markdown(SimpleNamespace(folder="translations", depth=1), r.translations)
     for rid, d in r.recommendation_changes.items():
         d.a = f"{rid} (before)"
         out += [revision_markdown(d, names)]
@@ -424,6 +441,8 @@ def data_ref_json(r: DataRefDiff) -> str:
         "kinds": {name: {"added": d.added, "removed": d.removed, "changed": _changes_json(d.changed)}
                   for name, d in r.kinds.items()},
         "recommendation_changes": {k: v.to_json() for k, v in r.recommendation_changes.items()},
+        "translations": {"added": r.translations.added, "removed": r.translations.removed,
+                         "changed": _changes_json(r.translations.changed)},
         "stale_translations": [list(t) for t in r.stale_translations],
         "new_problems": [str(p) for p in r.new_problems],
     }
