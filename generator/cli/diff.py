@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 import subprocess
 import sys
@@ -236,6 +237,13 @@ def _git_data(root: Path, ref: str, dest: Path) -> None:
         raise RefError(proc.stderr.decode("utf-8", "replace").strip() or f"cannot read data/ at {ref}")
     try:
         with tarfile.open(fileobj=BytesIO(proc.stdout)) as tar:
+            for member in tar.getmembers():
+                if member.issym() or member.islnk():
+                    target = posixpath.normpath(posixpath.join(posixpath.dirname(member.name), member.linkname)
+                                                if member.issym() else member.linkname)
+                    if posixpath.isabs(member.linkname) or not target.startswith("data/"):
+                        raise RefError(f"data/ at {ref} holds {member.name}, a link to {member.linkname}, which points "
+                                       "outside the repository's data/; refused")
             tar.extractall(dest, filter="data")
     except tarfile.FilterError as exc:  # a link out of data/, an absolute path, a device file
         member = getattr(getattr(exc, "tarinfo", None), "name", "?")
