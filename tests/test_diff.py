@@ -7,7 +7,9 @@ import subprocess
 import sys
 
 import pytest
-from helpers import ROOT, TODAY
+from helpers import ROOT, TODAY, write_model
+
+from generator.data.kinds import KINDS
 
 REV = "revisions/2019-04-03.yaml"
 
@@ -144,3 +146,76 @@ def test_data_ref_reports_problems_introduced(repo):
 def test_data_ref_unknown_ref(repo):
     out = cli("--data-ref", "no-such-ref", cwd=repo.root)
     assert out.returncode == 2 and "Traceback" not in out.stderr
+
+
+def test_data_ref_whose_data_is_broken_is_reported_not_called_unchanged(repo):
+    repo.set("gpus/nvidia/rtx-2070.yaml", "memory_gb", "eight")
+    git(repo.root, "commit", "-qam", "broken")
+    repo.set("gpus/nvidia/rtx-2070.yaml", "memory_gb", "8")
+    out = cli("--data-ref", "HEAD", cwd=repo.root)
+    assert out.returncode == 2 and out.stdout == "", out.stdout
+    assert "data/ at HEAD has 1 problem(s)" in out.stderr and "memory_gb: expected a number" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+PRICES = """observations:
+  - kind: used
+    usd: 250
+    date: 2026-06-01
+    source: https://example.org/used
+"""
+
+
+def test_data_ref_diffs_every_kind_of_the_registry(repo):
+    write_model(repo)
+    repo.write("prices/rtx-2070.yaml", PRICES)
+    git(repo.root, "add", "data")
+    git(repo.root, "commit", "-qm", "a model and a price")
+    write_model(repo, "parameters_b: 7\nactive_parameters_b: 7", "parameters_b: 7.2\nactive_parameters_b: 7.2")
+    repo.write("prices/rtx-2070.yaml", PRICES.replace("usd: 250", "usd: 230"))
+    repo.write("models/tiny-8b.yaml", repo.read("models/tiny-7b.yaml").replace("Tiny 7B", "Tiny 8B"))
+    ko = "translations/ko/revisions/2019-04-03.yaml"
+    repo.write(ko, repo.read(ko).replace("시험용 개정판입니다.", "시험용 개정판."))
+    out = cli("--data-ref", "HEAD", "--format", "markdown", cwd=repo.root)
+    assert out.returncode == 0, out.stderr
+    md = out.stdout
+    assert "No change to data/." not in md
+    assert "### Added to data/models/\n\n- `tiny-8b`" in md
+    assert "| `tiny-7b` | `parameters_b` | 7 | 7.2 |" in md
+    assert "| `rtx-2070` | `observations[0].usd` | 250 | 230 |" in md
+    assert "### Changed in data/translations/" in md
+    assert "| `ko/revisions/2019-04-03.yaml` | `summary` | 시험용 개정판입니다. | 시험용 개정판. |" in md
+    js = json.loads(cli("--data-ref", "HEAD", "--format", "json", cwd=repo.root).stdout)
+    assert sorted(js["kinds"]) == sorted(k.name for k in KINDS)  # every kind of the registry, none named in the command
+    assert js["kinds"]["price"]["changed"] == {"rtx-2070": [{"field": "observations[0].usd", "before": 250, "after": 230}]}
+    assert js["kinds"]["model"]["added"] == ["tiny-8b"]
+
+
+def test_data_ref_is_never_read_as_an_option(repo, tmp_path):
+    target = tmp_path / "kept.txt"
+    target.write_text("kept", encoding="utf-8")
+    for ref in (f"--output={target}", "-h", ""):
+        out = cli(f"--data-ref={ref}", cwd=repo.root)
+        assert out.returncode == 2 and "Traceback" not in out.stderr, (ref, out.stderr)
+    assert "cannot start with '-'" in cli(f"--data-ref=--output={target}", cwd=repo.root).stderr
+    assert target.read_text(encoding="utf-8") == "kept"
+
+
+def test_data_ref_with_a_link_out_of_the_repository_is_refused(repo, tmp_path):
+    (repo.data / "gpus" / "nvidia" / "outside.yaml").symlink_to(tmp_path / "elsewhere.yaml")
+    (repo.data / "gpus" / "up.yaml").symlink_to("../../../../../etc/passwd")
+    git(repo.root, "add", "data")
+    git(repo.root, "commit", "-qm", "links")
+    out = cli("--data-ref", "HEAD", cwd=repo.root)
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+    assert "points outside the repository" in out.stderr and "refused" in out.stderr
+
+
+def test_data_ref_with_a_link_from_data_to_the_rest_of_the_tree_is_refused(repo):
+    (repo.root / "README.md").write_text("name: not data\n", encoding="utf-8")
+    (repo.data / "gpus" / "nvidia" / "readme.yaml").symlink_to("../../../README.md")
+    git(repo.root, "add", "-A")
+    git(repo.root, "commit", "-qm", "a link out of data/")
+    out = cli("--data-ref", "HEAD", cwd=repo.root)
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+    assert "gpus/nvidia/readme.yaml, a link to ../../../README.md" in out.stderr

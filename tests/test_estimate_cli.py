@@ -67,7 +67,8 @@ def test_training_modes_and_relative():
 
 @pytest.mark.parametrize("args, needle", [
     (("--gpu", "rtx-409", "--model", "llama-3-1-8b"), "unknown GPU id 'rtx-409'; did you mean 'rtx-4090'?"),
-    (("--gpu", "rtx-4090", "--model", "llama-3-1-8"), "unknown model id 'llama-3-1-8'"),
+    (("--gpu", "rtx-4090", "--model", "llama-3-1-8"),
+     "unknown model id or Hugging Face repository 'llama-3-1-8'; the nearest: llama-3-1-8b"),
     (("--gpu", "rtx-4090", "--params", "7", "--layers", "32", "--hidden", "4096", "--heads", "32", "--kv-heads", "64",
       "--head-dim", "128", "--vocab", "32000"), "--kv-heads cannot be above --heads"),
     (("--gpu", "rtx-4090", "--params", "7", "--layers", "32", "--hidden", "4096", "--heads", "32", "--kv-heads", "6",
@@ -156,3 +157,68 @@ def test_lora_targets_rank_and_the_chunked_loss_are_options_in_the_basis():
         assert rc == 2 and out == "", bad
         assert err.strip() == ("error: --lora-targets takes projections from q, k, v, o, gate, up, down, "
                                "comma-separated, each once")
+
+
+ARCH = ("--gpu", "rtx-4090", "--layers", "32", "--hidden", "4096", "--heads", "32", "--kv-heads", "8", "--head-dim", "128",
+        "--vocab", "32000")
+DENSE = (*ARCH, "--params", "7")
+
+
+@pytest.mark.parametrize("args, needle", [
+    # no infinite or NaN figure reaches the formulas
+    ((*ARCH, "--params", "inf"), "--params must be at most 100,000"),
+    ((*ARCH, "--params", "1e309", "--format", "json"), "--params must be at most 100,000"),
+    ((*ARCH, "--params", "nan"), "--params must be a positive number"),
+    ((*DENSE, "--context", "9" * 400), "--context must be at most 10,000,000"),
+    ((*DENSE, "--context", "1000000000000"), "--context must be at most 10,000,000"),
+    ((*DENSE, "--context", "1e12"), "--context must be at most 10,000,000"),
+    # the figures the options give are used as given, never replaced by a default
+    ((*DENSE, "--intermediate", "-5"), "--intermediate must be a positive whole number"),
+    ((*DENSE, "--intermediate", "0"), "--intermediate must be a positive whole number"),
+    ((*DENSE, "--experts", "0", "--active-params", "2"), "--experts must be a positive whole number"),
+    ((*DENSE, "--experts", "8", "--active-params", "2", "--experts-per-token", "0"),
+     "--experts-per-token must be a positive whole number"),
+    ((*DENSE, "--experts", "8", "--active-params", "2", "--experts-per-token", "9"), "experts per token must be between"),
+    ((*DENSE, "--experts-per-token", "2"), "--experts-per-token needs --experts"),
+    # the limits of the calculator's form (tables.json)
+    ((*DENSE, "--gpus", "1000000000"), "--gpus must be at most 1,024"),
+    ((*DENSE, "--batch", "1e15"), "--batch must be at most 100,000"),
+    ((*DENSE, "--mode", "lora", "--lora-rank", "1000000000"), "--lora-rank must be at most 4,096"),
+    (("--gpu", "rtx-4090", "--params", "7", "--layers", "1000000000", "--hidden", "4096", "--heads", "32", "--kv-heads", "8",
+      "--head-dim", "128", "--vocab", "32000"), "--layers must be at most 10,000"),
+    # active parameters below the total describe a mixture of experts (the engine's rule, the form's too)
+    ((*DENSE, "--active-params", "2"), "--active-params below --params needs --experts"),
+])
+def test_impossible_figures_exit_2_naming_the_option(args, needle):
+    rc, out, err = cli(*args)
+    assert (rc, out) == (2, ""), (out, err)
+    assert "Traceback" not in err and needle in err, err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_a_dense_model_may_give_its_active_parameters_equal_to_the_total():
+    rc, out, err = cli(*DENSE, "--active-params", "7", "--intermediate", "11008", "--format", "json")
+    assert rc == 0, err
+    assert json.loads(out)["decode_tokens_per_s"] > 0
+
+
+def test_a_whole_number_may_be_written_with_an_exponent_but_not_as_a_fraction():
+    rc, out, err = cli(*DENSE, "--batch", "2e0", "--format", "json")
+    assert rc == 0 and json.loads(out)["basis"]["batch"] == 2, err
+    rc, out, err = cli(*DENSE, "--batch", "2.5")
+    assert rc == 2 and "not a whole number: '2.5'" in err and "Traceback" not in err
+
+
+def test_a_model_is_found_by_its_hugging_face_repository_ignoring_case(tmp_path):
+    copy = tmp_path / "data"
+    shutil.copytree(ROOT / DATA, copy, ignore=shutil.ignore_patterns("translations"))
+    path = copy / "models" / "qwen3-32b.yaml"
+    text = path.read_text(encoding="utf-8")
+    if "hf_repo:" not in text:
+        path.write_text(text.replace("\nsources:", "\nhf_repo: Qwen/Qwen3-32B\nsources:", 1), encoding="utf-8")
+    rc, out, err = cli("--gpu", "h100-sxm", "--model", "qwen/qwen3-32b", "--format", "json", data=copy)
+    assert rc == 0, err
+    assert json.loads(out)["basis"]["model"] == "qwen3-32b"
+    rc, out, err = cli("--gpu", "h100-sxm", "--model", "Qwen/Qwen3-33B", data=copy)
+    assert rc == 2 and "Traceback" not in err
+    assert "unknown model id or Hugging Face repository 'Qwen/Qwen3-33B'" in err and "Qwen/Qwen3-32B" in err, err

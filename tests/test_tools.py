@@ -51,6 +51,64 @@ def test_format_refuses_invalid_data(tree):
     assert tree.read(GPU) == before
 
 
+def test_format_takes_a_tab_after_a_colon_that_validate_takes(tree):
+    tree.write(GPU, tree.read(GPU).replace("tdp_w: 175", "tdp_w:\t175").replace("segment: consumer", "segment:\t\tconsumer"))
+    assert tree.problems() == []
+    out = cli("format", "--data", str(tree.data))
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    text = tree.read(GPU)
+    assert "tdp_w: 175\n" in text and "segment: consumer\n" in text and "\t" not in text
+    assert cli("format", "--check", "--data", str(tree.data)).returncode == 0
+    assert tree.problems() == []
+
+
+def test_format_names_the_line_it_cannot_read_and_exits_2(tree, monkeypatch, capsys):
+    import argparse
+
+    from generator.cli import format as fmt
+
+    with pytest.raises(fmt.FormatError) as caught:
+        fmt.format_text("# yaml-language-server: $schema=../../schema/gpu.schema.json\nname: x\nvendor: [nvidia\n",
+                        "gpus/nvidia/x.yaml")
+    assert caught.value.line >= 3 and "cannot be formatted" in str(caught.value)
+    real = fmt.format_text
+
+    def one_unreadable(text, rel):
+        if rel == GPU:
+            raise fmt.FormatError(7, "cannot be formatted: something ruamel refuses")
+        return real(text, rel)
+
+    monkeypatch.setattr(fmt, "format_text", one_unreadable)
+    for check in (False, True):
+        assert fmt.run(argparse.Namespace(data=str(tree.data), check=check)) == 2
+        err = capsys.readouterr().err
+        assert f"{GPU}:7: cannot be formatted: something ruamel refuses" in err and "Traceback" not in err
+
+
+def test_format_drops_a_byte_order_mark_and_writes_the_header_once(tree):
+    tree.write(GPU, "\ufeff" + "# yaml-language-server: $schema=../../schema/gpu.schema.json\n" + tree.read(GPU))
+    assert tree.problems() == []
+    assert cli("format", "--data", str(tree.data)).returncode == 0
+    raw = tree.path(GPU).read_bytes()
+    assert not raw.startswith(b"\xef\xbb\xbf") and raw.count(b"yaml-language-server") == 1
+    assert cli("format", "--check", "--data", str(tree.data)).returncode == 0
+
+
+def test_format_moves_the_comment_above_a_key_with_the_key(tree):
+    text = tree.read(GPU)
+    # tdp_w and segment written first, each under its comment; the comment after the last key stays last
+    lines = [line for line in text.splitlines() if not line.startswith(("tdp_w:", "segment:"))]
+    tree.write(GPU, "# the board power\ntdp_w: 175\n# who buys it\n\nsegment: consumer\n" + "\n".join(lines)
+               + "\n# the end of the file\n")
+    assert tree.problems() == []
+    assert cli("format", "--data", str(tree.data)).returncode == 0
+    once = tree.read(GPU)
+    assert "compute_capability: \"7.5\"\n# who buys it\n\nsegment: consumer\n" in once, once
+    assert "launch_price_usd: 499\n" in once and "\n# the board power\ntdp_w: 175\n" in once, once
+    assert once.rstrip().endswith("# the end of the file")
+    assert cli("format", "--check", "--data", str(tree.data)).returncode == 0
+
+
 def test_shipped_data_is_canonical():
     out = cli("format", "--check")
     assert out.returncode == 0, out.stderr

@@ -7,12 +7,14 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
+import math
 import sys
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from generator.data.loader import load_dataset
 from generator.estimate import training_relative_only
-from generator.estimate.engine import EstimateError, estimate
+from generator.estimate.engine import EstimateError, check_model, check_options, estimate, resolve_options
 from generator.estimate.formats import (
     CLI_RUNTIMES,
     DEFAULTS,
@@ -28,6 +30,12 @@ from generator.facts.derive import derive
 
 # the engine's error keys, each with its sentence (docs/assets/js/calc/tables.json)
 MESSAGES = {key: spec["cli"] for key, spec in ERRORS.items()}
+# the option that gives each field of the engine's model and options, named in its messages
+OPTION_OF = {"parameters_b": "--params", "active_parameters_b": "--active-params", "layers": "--layers",
+             "hidden_size": "--hidden", "attention_heads": "--heads", "kv_heads": "--kv-heads", "head_dim": "--head-dim",
+             "vocab_size": "--vocab", "intermediate_size": "--intermediate", "experts": "--experts",
+             "experts_per_token": "--experts-per-token", "context": "--context", "batch": "--batch", "gpus": "--gpus",
+             "lora_rank": "--lora-rank"}
 
 
 class UsageError(Exception):
@@ -35,37 +43,59 @@ class UsageError(Exception):
 
 
 def message(key: str, params: dict) -> str:
+    params = dict(params)
+    if "field" in params:
+        params["field"] = OPTION_OF.get(params["field"], params["field"])
     return MESSAGES.get(key, key).format(**params)
+
+
+HUGE_DIGITS = 30
+
+
+def whole(text: str) -> int:
+    """A whole number, also written with an exponent (1e6); its range is the engine's to check."""
+    try:
+        value = Decimal(text.strip().replace("_", ""))
+    except InvalidOperation:
+        raise argparse.ArgumentTypeError(f"not a whole number: '{text}'") from None
+    if not value.is_finite():
+        raise argparse.ArgumentTypeError(f"not a whole number: '{text}'")
+    if value.adjusted() >= HUGE_DIGITS:  # far above every limit: the engine refuses it all the same, unbuilt
+        return 10 ** HUGE_DIGITS * (1 if value > 0 else -1)
+    if value != value.to_integral_value():
+        raise argparse.ArgumentTypeError(f"not a whole number: '{text}'")
+    return int(value)
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser("estimate", help="estimate memory, decode/prefill speed or relative training throughput "
                                                "of an LLM on a GPU, with the measured error of each figure")
     p.add_argument("--gpu", required=True, help="GPU id, e.g. rtx-4090")
-    p.add_argument("--gpus", type=int, default=DEFAULTS["gpus"], help=f"number of GPUs (default {DEFAULTS['gpus']})")
-    p.add_argument("--model", help="model id from data/models, e.g. llama-3-1-8b")
+    p.add_argument("--gpus", type=whole, default=DEFAULTS["gpus"], help=f"number of GPUs (default {DEFAULTS['gpus']})")
+    p.add_argument("--model", help="model id from data/models, e.g. llama-3-1-8b, or its Hugging Face repository "
+                                    "(hf_repo), e.g. Qwen/Qwen3-32B")
     p.add_argument("--params", type=float, help="total parameters, billions")
-    p.add_argument("--layers", type=int)
-    p.add_argument("--hidden", type=int)
-    p.add_argument("--heads", type=int)
-    p.add_argument("--kv-heads", type=int)
-    p.add_argument("--head-dim", type=int)
-    p.add_argument("--vocab", type=int)
-    p.add_argument("--intermediate", type=int)
+    p.add_argument("--layers", type=whole)
+    p.add_argument("--hidden", type=whole)
+    p.add_argument("--heads", type=whole)
+    p.add_argument("--kv-heads", type=whole)
+    p.add_argument("--head-dim", type=whole)
+    p.add_argument("--vocab", type=whole)
+    p.add_argument("--intermediate", type=whole)
     p.add_argument("--tied", action="store_true", help="tied input and output embeddings")
-    p.add_argument("--experts", type=int, help="routed experts per MoE layer")
-    p.add_argument("--experts-per-token", type=int, default=None)
+    p.add_argument("--experts", type=whole, help="routed experts per MoE layer")
+    p.add_argument("--experts-per-token", type=whole, default=None)
     p.add_argument("--active-params", type=float, help="parameters used per token, billions (MoE)")
     p.add_argument("--mode", choices=MODES, default=DEFAULTS["mode"])
     p.add_argument("--weights", choices=list(WEIGHT_FORMATS), help="weight format (default bf16; f16 for llama.cpp)")
     p.add_argument("--kv-cache", choices=list(KV_BYTES), default=DEFAULTS["kv_cache"])
-    p.add_argument("--context", type=int, default=DEFAULTS["context"])
-    p.add_argument("--batch", type=int, default=DEFAULTS["batch"], help="concurrent sequences")
+    p.add_argument("--context", type=whole, default=DEFAULTS["context"])
+    p.add_argument("--batch", type=whole, default=DEFAULTS["batch"], help="concurrent sequences")
     p.add_argument("--runtime", choices=CLI_RUNTIMES, help="default: llama.cpp for GGUF formats, else transformers")
-    p.add_argument("--gpu-layers", type=int, help="layers kept on the GPU, the rest offloaded to the CPU (llama.cpp)")
+    p.add_argument("--gpu-layers", type=whole, help="layers kept on the GPU, the rest offloaded to the CPU (llama.cpp)")
     p.add_argument("--no-flash-attention", action="store_true")
     p.add_argument("--no-checkpointing", action="store_true", help="training without gradient checkpointing")
-    p.add_argument("--lora-rank", type=int, default=DEFAULTS["lora_rank"],
+    p.add_argument("--lora-rank", type=whole, default=DEFAULTS["lora_rank"],
                    help=f"LoRA and QLoRA: the adapters' rank (default {DEFAULTS['lora_rank']})")
     p.add_argument("--lora-targets", default=",".join(LORA_TARGETS),
                    help="LoRA and QLoRA: the projections adapted, comma-separated, from " + ",".join(LORA_TARGETS)
@@ -92,33 +122,63 @@ def _unknown(kind: str, ident: str, known) -> str:
     return f"unknown {kind} id '{ident}'{hint}"
 
 
+def find_model(models: dict, name: str) -> dict:
+    """The model whose id is ``name``, else whose Hugging Face repository (hf_repo) is, ignoring case."""
+    if name in models:
+        return models[name]
+    wanted = name.strip().lower()
+    for model in models.values():
+        if str(model.get("hf_repo") or "").lower() == wanted or str(model.get("id") or "").lower() == wanted:
+            return model
+    names = {ident.lower(): ident for ident in models}
+    names.update({str(m["hf_repo"]).lower(): m["hf_repo"] for m in models.values() if m.get("hf_repo")})
+    near = [names[n] for n in difflib.get_close_matches(wanted, sorted(names), n=3, cutoff=0.5)]
+    hint = "; the nearest: " + ", ".join(near) if near else ""
+    raise UsageError(f"unknown model id or Hugging Face repository '{name}'{hint}")
+
+
 def _custom_model(args) -> dict:
+    """The model the architecture options describe; the engine checks its numbers (tables.json's limits)."""
     need = {"--params": args.params, "--layers": args.layers, "--hidden": args.hidden, "--heads": args.heads,
             "--kv-heads": args.kv_heads, "--head-dim": args.head_dim, "--vocab": args.vocab}
     missing = [k for k, v in need.items() if v is None]
     if missing:
         raise UsageError(f"give --model ID or all of --params --layers --hidden --heads --kv-heads --head-dim --vocab "
                          f"(missing {' '.join(missing)})")
-    if args.experts is not None and args.active_params is None:
-        raise UsageError("--experts needs --active-params (billions of parameters used per token)")
-    if args.active_params is not None and args.experts is None:
-        raise UsageError("--active-params needs --experts")
-    for name in ("params", "layers", "hidden", "heads", "kv_heads", "head_dim", "vocab"):
-        if getattr(args, name) <= 0:
-            raise UsageError(f"--{name.replace('_', '-')} must be positive")
-    model = {"id": None, "parameters_b": args.params, "active_parameters_b": args.active_params or args.params,
+    if args.experts_per_token is not None and args.experts is None:
+        raise UsageError("--experts-per-token needs --experts")
+    # a dense model uses all its parameters; with --experts, the engine asks for --active-params
+    active = args.active_params if args.active_params is not None or args.experts is not None else args.params
+    model = {"id": None, "parameters_b": args.params, "active_parameters_b": active,
              "layers": args.layers, "hidden_size": args.hidden, "attention_heads": args.heads, "kv_heads": args.kv_heads,
              "head_dim": args.head_dim, "vocab_size": args.vocab, "tied_embeddings": args.tied,
-             "intermediate_size": args.intermediate or 4 * args.hidden,
+             "intermediate_size": args.intermediate if args.intermediate is not None else 4 * args.hidden,
              "attention": "mha" if args.kv_heads == args.heads else "gqa"}
     if args.experts is not None:
         model["experts"] = args.experts
-        model["experts_per_token"] = args.experts_per_token or min(2, args.experts)
+        model["experts_per_token"] = (args.experts_per_token if args.experts_per_token is not None
+                                      else min(2, args.experts))
     return model
+
+
+def _finite(value) -> bool:
+    """No NaN or infinity anywhere in ``value`` (JSON has neither)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(_finite(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return all(_finite(v) for v in value)
+    return True
 
 
 def _gib(x) -> str:
     return "-" if x is None else f"{x / GIB:.2f} GiB"
+
+
+def _rate(x: float, decimals: int) -> str:
+    """tokens/s with ``decimals``, or two significant digits where those would print 0."""
+    return f"{x:.{decimals}f}" if x >= 10 ** -decimals or x == 0 else f"{x:.2g}"
 
 
 def _band(e) -> str:
@@ -149,9 +209,9 @@ def _text(r: dict) -> str:
         if r.get("max_context") is not None:
             rows.append(("longest context that fits", f"{r['max_context']:,} tokens", ""))
     if r.get("decode_tokens_per_s") is not None:
-        rows.append(("decode", f"{r['decode_tokens_per_s']:.1f} tokens/s", _band(err.get("decode_tokens_per_s"))))
+        rows.append(("decode", f"{_rate(r['decode_tokens_per_s'], 1)} tokens/s", _band(err.get("decode_tokens_per_s"))))
     if r.get("prefill_tokens_per_s") is not None:
-        rows.append(("prefill", f"{r['prefill_tokens_per_s']:.0f} tokens/s", _band(err.get("prefill_tokens_per_s"))))
+        rows.append(("prefill", f"{_rate(r['prefill_tokens_per_s'], 0)} tokens/s", _band(err.get("prefill_tokens_per_s"))))
     if r.get("training_relative") is not None:
         ref = r["basis"].get("reference")
         rows.append((f"training vs {ref}", f"{r['training_relative']:.2f}x", _band(err.get("training_relative"))))
@@ -164,8 +224,58 @@ def _text(r: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run(args) -> int:
+def _options(args) -> dict:
+    return {"mode": args.mode, "weights": args.weights, "kv_cache": args.kv_cache, "context": args.context,
+            "batch": args.batch, "runtime": args.runtime, "gpus": args.gpus, "gpu_layers": args.gpu_layers,
+            "flash_attention": not args.no_flash_attention, "checkpointing": not args.no_checkpointing,
+            "lora_rank": args.lora_rank, "optimizer": args.optimizer, "master_weights": not args.no_master_weights,
+            "optimizer_in_backward": args.optimizer_in_backward, "chunked_loss": args.chunked_loss,
+            "lora_targets": [t.strip() for t in args.lora_targets.split(",")]}
 
+
+def _check_input(args) -> dict | None:
+    """What needs no data, checked before it is read: the custom model (returned) and the options."""
+    if args.training_relative:
+        return None
+    arch = [f"--{n.replace('_', '-')}" for n in ("params", "layers", "hidden", "heads", "kv_heads", "head_dim", "vocab",
+                                                   "intermediate", "experts", "experts_per_token", "active_params")
+            if getattr(args, n) is not None]
+    if args.model and arch:
+        raise UsageError(f"give either --model or the architecture ({' '.join(arch)}), not both")
+    if args.model:
+        return None
+    model = _custom_model(args)
+    check_model(model)
+    check_options(resolve_options(_options(args)), model)
+    return model
+
+
+def _estimate(args, facts, model: dict | None) -> dict:
+    bundle = facts.bundle
+
+    def published(reference=None):
+        """The fitted constants and error table, from the build's cache when the data is unchanged."""
+        table = dict(facts.estimates)
+        if reference:
+            table["reference"] = bundle.gpus[reference]
+        return table
+
+    if args.gpu not in bundle.gpus:
+        raise UsageError(_unknown("GPU", args.gpu, bundle.gpus))
+    if args.reference and args.reference not in bundle.gpus:
+        raise UsageError(_unknown("GPU", args.reference, bundle.gpus))
+    gpu = bundle.gpus[args.gpu]
+    if args.training_relative:
+        return training_relative_only(gpu, published(args.reference))
+    if model is None:
+        model = find_model(bundle.models, args.model)
+    options = _options(args)
+    estimate(model, gpu, options, {})  # reject impossible input before fitting the constants
+    return estimate(model, gpu, options, published(args.reference))
+
+
+def _run(args) -> int:
+    model = _check_input(args)
     ds, problems = load_dataset(Path(args.data))
     errors = [p for p in problems if p.level == "error"]
     if ds is None or errors:
@@ -173,53 +283,21 @@ def run(args) -> int:
             print(p, file=sys.stderr)
         print(f"{len(errors)} error(s) in {args.data}; nothing was estimated.", file=sys.stderr)
         return 1
-    facts = derive(ds)
-    bundle = facts.bundle
-
-    def published(_bundle, reference=None):
-        """The fitted constants and error table, from the build's cache when the data is unchanged."""
-        table = dict(facts.estimates)
-        if reference:
-            table["reference"] = bundle.gpus[reference]
-        return table
-
-    try:
-        if args.gpu not in bundle.gpus:
-            raise UsageError(_unknown("GPU", args.gpu, bundle.gpus))
-        if args.reference and args.reference not in bundle.gpus:
-            raise UsageError(_unknown("GPU", args.reference, bundle.gpus))
-        gpu = bundle.gpus[args.gpu]
-        if args.training_relative:
-            result = training_relative_only(gpu, published(bundle, args.reference))
-        else:
-            arch = [f"--{n.replace('_', '-')}" for n in ("params", "layers", "hidden", "heads", "kv_heads", "head_dim", "vocab",
-                                                           "intermediate", "experts", "active_params")
-                    if getattr(args, n) is not None]
-            if args.model and arch:
-                raise UsageError(f"give either --model or the architecture ({' '.join(arch)}), not both")
-            if args.model:
-                if args.model not in bundle.models:
-                    raise UsageError(_unknown("model", args.model, bundle.models))
-                model = bundle.models[args.model]
-            else:
-                model = _custom_model(args)
-            options = {"mode": args.mode, "weights": args.weights, "kv_cache": args.kv_cache, "context": args.context,
-                       "batch": args.batch, "runtime": args.runtime, "gpus": args.gpus, "gpu_layers": args.gpu_layers,
-                       "flash_attention": not args.no_flash_attention, "checkpointing": not args.no_checkpointing,
-                       "lora_rank": args.lora_rank, "optimizer": args.optimizer,
-                       "master_weights": not args.no_master_weights, "optimizer_in_backward": args.optimizer_in_backward,
-                       "chunked_loss": args.chunked_loss,
-                       "lora_targets": [t.strip() for t in args.lora_targets.split(",")]}
-            estimate(model, gpu, options, {})  # reject impossible input before fitting the constants
-            result = estimate(model, gpu, options, published(bundle, args.reference))
-    except UsageError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except EstimateError as exc:
-        print(f"error: {message(exc.key, exc.params)}", file=sys.stderr)
-        return 2
+    result = _estimate(args, derive(ds), model)
+    if not _finite(result):
+        raise UsageError("these inputs take the estimate out of range (a figure is infinite or not a number)")
     if args.format == "json":
-        print(json.dumps(result, indent=2, sort_keys=True))
+        print(json.dumps(result, indent=2, sort_keys=True, allow_nan=False))
     else:
         sys.stdout.write(_text(result))
     return 0
+
+
+def run(args) -> int:
+    try:
+        return _run(args)
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+    except EstimateError as exc:
+        print(f"error: {message(exc.key, exc.params)}", file=sys.stderr)
+    return 2

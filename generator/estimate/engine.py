@@ -39,6 +39,7 @@ from generator.estimate.memory import (
 from generator.estimate.speed import decode_tokens_per_s, matrix_tflops, prefill_tokens_per_s, relative_training, speed_constants
 
 MAX_CONTEXT_SEARCH = LIMITS["context_search"]
+MODEL_LIMITS = LIMITS["model"]
 
 
 class EstimateError(ValueError):
@@ -52,17 +53,28 @@ class EstimateError(ValueError):
         self.params = params or {}
 
 
-def _pos_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+def check_limit(name: str, value, spec: dict) -> None:
+    """``value`` within ``spec`` (tables.json's limits: integer, min, minExclusive, max), else EstimateError."""
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if spec.get("integer") and not isinstance(value, int):
+        number = False
+    if number and isinstance(value, float) and value != value:  # NaN
+        number = False
+    low = spec.get("min", 0)
+    if not number or value < low or (spec.get("minExclusive") and value == low):
+        raise EstimateError("est.err.positive" if spec.get("integer") else "est.err.positive_number", {"field": name})
+    if value > spec["max"]:
+        raise EstimateError("est.err.above_max", {"field": name, "max": spec["max"]})
 
 
 def check_model(model: dict) -> None:
-    for name in ("layers", "hidden_size", "attention_heads", "kv_heads", "head_dim", "vocab_size"):
-        if not _pos_int(model.get(name)):
-            raise EstimateError("est.err.positive", {"field": name})
-    p = model.get("parameters_b")
-    if not (isinstance(p, (int, float)) and p > 0):
-        raise EstimateError("est.err.positive", {"field": "parameters_b"})
+    """The model's shape within tables.json's limits, then the rules its numbers obey together."""
+    for name in ("parameters_b", "layers", "hidden_size", "attention_heads", "kv_heads", "head_dim", "vocab_size"):
+        check_limit(name, model.get(name), MODEL_LIMITS[name])
+    for name in ("intermediate_size", "experts", "experts_per_token"):  # optional
+        if model.get(name) is not None:
+            check_limit(name, model[name], MODEL_LIMITS[name])
+    p = model["parameters_b"]
     if model["kv_heads"] > model["attention_heads"]:
         raise EstimateError("est.err.kv_heads_above_heads")
     if model["attention_heads"] % model["kv_heads"]:
@@ -71,15 +83,15 @@ def check_model(model: dict) -> None:
     if embeddings >= p * 1e9:
         raise EstimateError("est.err.embeddings_above_params")
     experts, active = model.get("experts"), model.get("active_parameters_b")
-    if experts:
-        if not _pos_int(experts) or not _pos_int(model.get("experts_per_token")):
-            raise EstimateError("est.err.experts_per_token")
-        if model["experts_per_token"] > experts:
+    if experts is not None:
+        if model.get("experts_per_token") is None or model["experts_per_token"] > experts:
             raise EstimateError("est.err.experts_per_token")
         if active is None:
             raise EstimateError("est.err.experts_without_active")
-    if active is not None and not (isinstance(active, (int, float)) and 0 < active <= p):
+    if active is not None and not (isinstance(active, (int, float)) and not isinstance(active, bool) and 0 < active <= p):
         raise EstimateError("est.err.active_above_total")
+    if experts is None and active is not None and active != p:
+        raise EstimateError("est.err.active_without_experts")
 
 
 def resolve_options(options: dict | None) -> dict:
@@ -105,8 +117,7 @@ def _check_values(o: dict, model: dict) -> None:
         if o[name] not in allowed:
             raise EstimateError(f"est.err.{name}")
     for name in ("context", "batch", "gpus", "lora_rank"):
-        if not _pos_int(o[name]):
-            raise EstimateError("est.err.positive", {"field": name})
+        check_limit(name, o[name], LIMITS[name])
     targets = o["lora_targets"]
     if (not isinstance(targets, (list, tuple)) or not targets or len(set(targets)) != len(targets)
             or any(t not in LORA_TARGETS for t in targets)):

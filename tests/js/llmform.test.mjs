@@ -110,6 +110,10 @@ test("bad input gives a message key on its field and no result, never a NaN", ()
     [{ custom: "1", experts: "8" }, "active", "calc.llm.err_active_needed"],
     [{ custom: "1", experts: "8", active: "2", experts_k: "9" }, "experts_k", "calc.llm.err_experts_k"],
     [{ custom: "1", active: "9" }, "active", "calc.llm.err_active"],
+    // active parameters below the total describe a mixture of experts: the engine asks for the experts
+    [{ custom: "1", active: "2" }, "experts", "calc.err.required"],
+    [{ custom: "1", inter: "-5" }, "inter", "calc.err.positive"],
+    [{ custom: "1", layers: "1000000000" }, "layers", "calc.err.max"],
   ]) {
     const ev = L.evaluate(raw(over), ctx);
     assert.equal(ev.result, null, JSON.stringify(over));
@@ -236,6 +240,8 @@ test("each engine error reaches the field and the text tables.json names for it"
   }
   assert.deepEqual(L.engineError({ key: "est.err.positive", params: { field: "lora_rank" } }, "lora"),
     ["rank", { key: "calc.err.positive", params: {} }]);
+  assert.deepEqual(L.engineError({ key: "est.err.above_max", params: { field: "intermediate_size", max: 10 } }, "lora"),
+    ["inter", { key: "calc.err.max", params: { max: 10 } }]);
 });
 
 test("the form's choices and limits are the engine's tables", () => {
@@ -249,6 +255,8 @@ test("the form's choices and limits are the engine's tables", () => {
   assert.deepEqual(L.TARGETS, Object.keys(T.calculator.lora_presets));
   assert.deepEqual(L.LORA_PRESETS.all, T.lora_targets);
   assert.deepEqual(L.RUN_FIELDS, { context: T.limits.context, batch: T.limits.batch, gpus: T.limits.gpus });
+  assert.deepEqual(L.ARCH_FIELDS.layers, T.limits.model.layers);
+  assert.deepEqual(L.ARCH_FIELDS.experts_k, { ...T.limits.model.experts_per_token, optional: true });
   assert.equal(L.RANK_FIELD, T.limits.lora_rank);
   assert.equal(L.MAX_CARDS, T.limits.cards);
 });

@@ -62,6 +62,7 @@ export const DEFAULTS = { ...TABLES.defaults, lora_targets: LORA_TARGETS };
 /** The keys of EstimateError, each with the calculator's field and text and the command's sentence. */
 export const ERRORS = TABLES.errors;
 const MAX_CONTEXT_SEARCH = TABLES.limits.context_search;
+const MODEL_LIMITS = TABLES.limits.model;
 
 const num = (m, k, d = 0) => (m[k] === null || m[k] === undefined ? d : m[k]);
 const isGguf = (w) => Boolean(WEIGHT_FORMATS[w] && WEIGHT_FORMATS[w].gguf);
@@ -463,27 +464,41 @@ export class EstimateError extends Error {
   }
 }
 
-const posInt = (v) => Number.isInteger(v) && v > 0;
+/** `value` within `spec` (tables.json's limits: integer, min, minExclusive, max), else EstimateError. */
+export function checkLimit(name, value, spec) {
+  let number = typeof value === "number" && !Number.isNaN(value);
+  if (spec.integer && !Number.isInteger(value)) number = false;
+  const low = spec.min ?? 0;
+  if (!number || value < low || (spec.minExclusive && value === low)) {
+    throw new EstimateError(spec.integer ? "est.err.positive" : "est.err.positive_number", { field: name });
+  }
+  if (value > spec.max) throw new EstimateError("est.err.above_max", { field: name, max: spec.max });
+}
 
+const given = (v) => v !== null && v !== undefined;
+
+/** The model's shape within tables.json's limits, then the rules its numbers obey together. */
 export function checkModel(model) {
-  for (const name of ["layers", "hidden_size", "attention_heads", "kv_heads", "head_dim", "vocab_size"]) {
-    if (!posInt(model[name])) throw new EstimateError("est.err.positive", { field: name });
+  for (const name of ["parameters_b", "layers", "hidden_size", "attention_heads", "kv_heads", "head_dim", "vocab_size"]) {
+    checkLimit(name, model[name], MODEL_LIMITS[name]);
+  }
+  for (const name of ["intermediate_size", "experts", "experts_per_token"]) { // optional
+    if (given(model[name])) checkLimit(name, model[name], MODEL_LIMITS[name]);
   }
   const p = model.parameters_b;
-  if (!(typeof p === "number" && p > 0)) throw new EstimateError("est.err.positive", { field: "parameters_b" });
   if (model.kv_heads > model.attention_heads) throw new EstimateError("est.err.kv_heads_above_heads");
   if (model.attention_heads % model.kv_heads) throw new EstimateError("est.err.heads_not_divisible");
   const embeddings = model.vocab_size * model.hidden_size * (model.tied_embeddings ? 1 : 2);
   if (embeddings >= p * 1e9) throw new EstimateError("est.err.embeddings_above_params");
   const experts = model.experts, active = model.active_parameters_b;
-  if (experts) {
-    if (!posInt(experts) || !posInt(model.experts_per_token)) throw new EstimateError("est.err.experts_per_token");
-    if (model.experts_per_token > experts) throw new EstimateError("est.err.experts_per_token");
-    if (active === null || active === undefined) throw new EstimateError("est.err.experts_without_active");
+  if (given(experts)) {
+    if (!given(model.experts_per_token) || model.experts_per_token > experts) throw new EstimateError("est.err.experts_per_token");
+    if (!given(active)) throw new EstimateError("est.err.experts_without_active");
   }
-  if (active !== null && active !== undefined && !(typeof active === "number" && active > 0 && active <= p)) {
+  if (given(active) && !(typeof active === "number" && active > 0 && active <= p)) {
     throw new EstimateError("est.err.active_above_total");
   }
+  if (!given(experts) && given(active) && active !== p) throw new EstimateError("est.err.active_without_experts");
 }
 
 export function resolveOptions(options) {
@@ -502,9 +517,7 @@ export function checkOptions(o, model) {
   if (!(o.weights in WEIGHT_FORMATS)) throw new EstimateError("est.err.weights");
   if (!(o.kv_cache in KV_BYTES)) throw new EstimateError("est.err.kv_cache");
   if (!Object.hasOwn(OPTIMIZERS, o.optimizer)) throw new EstimateError("est.err.optimizer");
-  for (const name of ["context", "batch", "gpus", "lora_rank"]) {
-    if (!posInt(o[name])) throw new EstimateError("est.err.positive", { field: name });
-  }
+  for (const name of ["context", "batch", "gpus", "lora_rank"]) checkLimit(name, o[name], TABLES.limits[name]);
   const t = o.lora_targets;
   if (!Array.isArray(t) || !t.length || new Set(t).size !== t.length || t.some((x) => !LORA_TARGETS.includes(x))) {
     throw new EstimateError("est.err.lora_targets", { targets: LORA_TARGETS.join(", ") });

@@ -26,20 +26,16 @@ export const TARGETS = Object.keys(LORA_PRESETS);
 export const RANK_FIELD = TABLES.limits.lora_rank;
 export const MAX_CARDS = TABLES.limits.cards;
 
-/** The model's shape when the reader describes it (custom architecture). */
-export const ARCH_FIELDS = {
-  params: { min: 0, minExclusive: true, max: 1e5 },
-  active: { min: 0, minExclusive: true, max: 1e5, optional: true },
-  layers: { integer: true, min: 1, max: 1e4 },
-  hidden: { integer: true, min: 1, max: 1e6 },
-  heads: { integer: true, min: 1, max: 1e5 },
-  kv_heads: { integer: true, min: 1, max: 1e5 },
-  head_dim: { integer: true, min: 1, max: 1e5 },
-  vocab: { integer: true, min: 1, max: 1e7 },
-  inter: { integer: true, min: 1, max: 1e7, optional: true },
-  experts: { integer: true, min: 1, max: 1e5, optional: true },
-  experts_k: { integer: true, min: 1, max: 1e5, optional: true },
+/** The model's shape when the reader describes it (custom architecture): each field, the engine's
+ * name of it, and its limits (tables.json, the ones estimate.mjs checks). */
+const ARCH_NAMES = {
+  params: "parameters_b", active: "active_parameters_b", layers: "layers", hidden: "hidden_size", heads: "attention_heads",
+  kv_heads: "kv_heads", head_dim: "head_dim", vocab: "vocab_size", inter: "intermediate_size", experts: "experts",
+  experts_k: "experts_per_token",
 };
+const OPTIONAL = ["active", "inter", "experts", "experts_k"];
+export const ARCH_FIELDS = Object.fromEntries(Object.entries(ARCH_NAMES).map(([field, name]) => [
+  field, OPTIONAL.includes(field) ? { ...TABLES.limits.model[name], optional: true } : TABLES.limits.model[name]]));
 export const RUN_FIELDS = { context: TABLES.limits.context, batch: TABLES.limits.batch, gpus: TABLES.limits.gpus };
 export const CHOICES = { mode: MODES, runtime: RUNTIMES, weights: WEIGHTS, kv: KV, opt: OPT, targets: TARGETS };
 const CHOICE_DEFAULTS = { opt: DEFAULTS.optimizer, targets: "all" };
@@ -122,8 +118,8 @@ export function customModel(v) {
 
 // The field of the form an engine error's {field} names
 const ENGINE_FIELDS = {
-  parameters_b: "params", layers: "layers", hidden_size: "hidden", attention_heads: "heads", kv_heads: "kv_heads",
-  head_dim: "head_dim", vocab_size: "vocab", context: "context", batch: "batch", gpus: "gpus", lora_rank: "rank",
+  ...Object.fromEntries(Object.entries(ARCH_NAMES).map(([field, name]) => [name, field])),
+  context: "context", batch: "batch", gpus: "gpus", lora_rank: "rank",
 };
 
 /** An error of estimate.mjs -> [the field it concerns, the form's message]: as tables.json's errors map it. */
@@ -131,7 +127,9 @@ export function engineError(e, mode) {
   const spec = Object.hasOwn(ERRORS, e.key) ? ERRORS[e.key] : {};
   if (!spec.ui) return ["model", { key: "calc.err.choice", params: {} }];
   const field = spec.field === "{field}" ? ENGINE_FIELDS[e.params.field] || "model" : spec.field;
-  return [field, { key: (mode === "full" && spec.ui_full) || spec.ui, params: {} }];
+  // the one number a text of the form shows: the limit a value is above
+  const params = e.params && e.params.max !== undefined ? { max: e.params.max } : {};
+  return [field, { key: (mode === "full" && spec.ui_full) || spec.ui, params }];
 }
 
 const bool = (x) => x === "1" || x === "true" || x === true;
