@@ -144,6 +144,8 @@ def write_api(ds: Dataset, out_dir: Path, changed: set[Path] | None = None) -> l
             continue
         make, items = PUBLISH[kind.name]
         result = results[kind.name] = make(ds)
+        if result is None:  # an optional single file that is absent (data/software.yaml)
+            continue
         written.append(_write(out_dir / f"{kind.api}.json", envelope(result), changed))
         if items is not None:
             written += [_write(out_dir / kind.api / f"{stem}.json", single(item), changed)
