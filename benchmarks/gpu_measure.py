@@ -43,17 +43,25 @@ SCRIPT = "benchmarks/gpu_measure.py"  # what a file of its results names as its 
 # The transformers architecture of each family of data/models (the record names the model, not its code)
 FAMILIES = (("llama-", "llama"), ("mistral-", "mistral"), ("mixtral-", "mixtral"), ("qwen2-5-", "qwen2"),
             ("gemma-2-", "gemma2"), ("gemma-3-", "gemma3_text"), ("phi-3-", "phi3"), ("phi-4", "phi3"),
-            ("qwen3-", "qwen3"))
+            ("qwen3-", "qwen3"), ("qwq-", "qwen2"), ("devstral-", "mistral"), ("magistral-", "mistral"),
+            ("deepseek-r1-distill-qwen-", "qwen2"), ("deepseek-r1-distill-llama-", "llama"))
+# Families whose prefix above would name the wrong architecture: their layers are not all of the kinds a
+# record describes (linear-attention layers, chunked attention with interleaved experts)
+NOT_REBUILT = (("qwen3-next", "Gated DeltaNet linear-attention layers"), ("qwen3-5-", "Gated DeltaNet linear-attention layers"),
+               ("llama-4-", "chunked attention and interleaved mixture-of-experts layers"))
 LORA_TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
 
 
 class Unsupported(ValueError):
-    """A model this script cannot rebuild (its architecture is not among FAMILIES, or MLA)."""
+    """A model this script cannot rebuild (its architecture is not among FAMILIES, is in NOT_REBUILT, or MLA)."""
 
 
 def model_type(model_id: str, model: dict) -> str:
     if model.get("attention") == "mla":
         raise Unsupported(f"{model_id}: multi-head latent attention is not rebuilt by this script")
+    for prefix, what in NOT_REBUILT:
+        if model_id.startswith(prefix):
+            raise Unsupported(f"{model_id}: {what} are not rebuilt by this script")
     for prefix, kind in FAMILIES:
         if model_id.startswith(prefix):
             return "qwen3_moe" if kind == "qwen3" and model.get("experts") else kind
