@@ -25,7 +25,6 @@ from generator.data.schema import (
     Record,
     Ref,
     Str,
-    Text,
     Url,
 )
 
@@ -53,7 +52,7 @@ BUILD = Record({
     "legacy": F(Bool(), required=False,
                 doc="kept for older cards and announced for removal, or an older release that still runs them"),
     "source": F(Url()),
-    "note": F(Text(max_len=600), required=False),
+    "note": F(Str(max_len=600), required=False, doc="how the build or feature was read, in English (not translated)"),
 }, rules=(rule_build_targets,))
 
 STACK = Record({
@@ -69,7 +68,7 @@ ARCHITECTURE = Record({
     "flash_attention": F(List(Enum(FLASH_ATTENTION), unique=True),
                          doc="the FlashAttention major versions whose kernels run on it (empty: none)"),
     "source": F(Url()),
-    "note": F(Text(max_len=600), required=False),
+    "note": F(Str(max_len=600), required=False, doc="how the build or feature was read, in English (not translated)"),
 })
 
 SOFTWARE = Record({

@@ -24,6 +24,7 @@ from generator.facts.today import (
     TodayRow,
     rank,
 )
+from generator.publish.charts_today import today_value_chart
 
 
 def safe_id(value) -> str:
@@ -45,6 +46,9 @@ class TodayText:
 
     def today_ranked(self, workload: str = "transformer") -> list[TodayRow]:
         return rank(self.facts.today, workload)
+
+    def today_value_chart(self):
+        return today_value_chart(self.ds, self, self.facts.today)
 
     def today_electricity(self) -> dict:
         return {"usd_per_kwh": ELECTRICITY_USD_PER_KWH, "years": OWNERSHIP_YEARS, "hours_per_day": HOURS_PER_DAY}
@@ -177,8 +181,8 @@ class TodayText:
             return self.fill_plain("today.profile_rent", workload=workload)
         budget = self.fill_plain("today.profile_budget", usd=self.num(prof["budget_usd"], 0)) if prof.get("budget_usd") else ""
         memory = self.fill_plain("today.profile_memory", gb=self.num(prof["memory_gb"])) if prof.get("memory_gb") else ""
-        text = self.fill_plain("today.profile", workload=workload, budget=budget, memory=memory)
-        return text + (self.ui_plain("today.profile_speed") if prof.get("rank") == "speed" else "")
+        speed = self.ui_plain("today.profile_speed") if prof.get("rank") == "speed" else ""
+        return self.fill_plain("today.profile", workload=workload, budget=budget, memory=memory + speed)
 
     def today_versus(self) -> list:
         """Per reader profile: the cards the newest revision's advice in force names, and today's pick."""

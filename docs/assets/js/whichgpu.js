@@ -423,7 +423,9 @@
       let shown = 0;
       for (const { r, value } of todayOrder(rows, figure, usdPerKwh)) {
         const buy = num(r.dataset.buy);
-        const ok = (budget === null || (buy !== null && buy <= budget)) && (memory === null || Number(r.dataset.usable) >= memory);
+        // a build of several cards is there for the models one card cannot hold: shown where it has the figure
+        const build = Number(r.dataset.count) > 1 && value === null;
+        const ok = !build && (budget === null || (buy !== null && buy <= budget)) && (memory === null || Number(r.dataset.usable) >= memory);
         r.hidden = !ok;
         if (ok) shown += 1;
         const cell = r.querySelector(".wg-today__value");
@@ -461,6 +463,9 @@
       const svg = fig.querySelector("svg.wg-chart__svg"), out = fig.querySelector(".wg-chart__picked");
       if (!svg || !out || fig.wgCharts) return;
       fig.wgCharts = true;
+      // a chart that is about today opens on its newest years when the screen is narrower than it
+      const plot = fig.querySelector(".wg-chart__plot");
+      if (plot && fig.dataset.wgScroll === "end") plot.scrollLeft = plot.scrollWidth;
       out.textContent = out.getAttribute("data-wg-hint") || "";
       svg.addEventListener("click", (e) => {
         let best = null, bestDistance = 22;
