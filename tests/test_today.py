@@ -181,3 +181,36 @@ def test_the_diff_counts_the_flowchart_and_compares_the_newest_advice_with_today
     assert picked["best-overall"] and picked["best-overall"][0] in shipped.gpus
     proc = run_cli("diff", "today", "2023-01-30")
     assert proc.returncode == 2 and "today" in proc.stderr
+
+
+def test_a_snapshot_keeps_todays_picks_and_the_next_picks_are_diffed_against_it(tmp_path):
+    import shutil
+
+    from helpers import run_cli
+
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data, ignore=shutil.ignore_patterns("snapshots"))
+    proc = run_cli("new", "snapshot", "--data", str(data))
+    assert proc.returncode == 0, proc.stderr
+    (kept,) = (data / "snapshots").glob("*.yaml")
+    ds, problems = load_dataset(data, tmp_path)
+    assert ds is not None, problems
+    snap = ds.snapshots[-1]
+    assert snap.id == kept.stem == snap["as_of"].isoformat()
+    picks = {p.persona: p for p in derive(ds).today_picks}
+    assert {pid: k["gpu"] for pid, k in snap["picks"].items()} == {pid: p.row.gpu for pid, p in picks.items() if p.row}
+    again = run_cli("new", "snapshot", "--data", str(data))  # the same prices: the same date, refused
+    assert again.returncode == 2 and "already exists" in again.stderr
+    # a changed pick shows in the diff against the snapshot
+    text = kept.read_text(encoding="utf-8")
+    text = text.replace("  best-overall:\n    gpu: ", "  best-overall:\n    gpu: rtx-2060\n    old: ", 1)
+    text = "\n".join(line for line in text.splitlines() if not line.startswith("    old: ")) + "\n"
+    kept.write_text(text, encoding="utf-8")
+    proc = run_cli("diff", f"snapshot:{kept.stem}", "today", "--data", str(data), "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    changed = {p["persona"]: p for p in doc["personas"]}
+    assert changed["best-overall"]["before"] == ["rtx-2060"]
+    assert changed["best-overall"]["after"] == [picks["best-overall"].row.gpu]
+    proc = run_cli("diff", "snapshot:1999-01-01", "today", "--data", str(data))
+    assert proc.returncode == 2 and "no snapshot" in proc.stderr

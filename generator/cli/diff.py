@@ -19,7 +19,7 @@ from generator.data.loader import load_dataset
 from generator.data.plain import plain
 from generator.data.problems import Problem
 from generator.facts.derive import derive
-from generator.facts.diff import TODAY, RevisionDiff, diff_revisions, diff_today, resolve_date
+from generator.facts.diff import TODAY, RevisionDiff, diff_revisions, diff_snapshot_today, diff_today, resolve_date
 from generator.facts.today import newest_date
 
 GREEN, RED, BOLD, DIM, RESET = "\033[32m", "\033[31m", "\033[1m", "\033[2m", "\033[0m"
@@ -463,6 +463,35 @@ def data_ref_json(r: DataRefDiff) -> str:
     return json.dumps(doc, ensure_ascii=False, indent=1, sort_keys=True, default=str) + "\n"
 
 
+def _write_diff(d: RevisionDiff, ds: Dataset, args) -> None:
+    names = Names(ds, args.lang)
+    if args.format == "json":
+        sys.stdout.write(revision_json(d, names))
+    elif args.format == "markdown":
+        sys.stdout.write(revision_markdown(d, names))
+    else:
+        colour = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
+        sys.stdout.write(revision_text(d, names, Style(colour)))
+
+
+def _snapshot_diff(ds: Dataset, date: str, args) -> int:
+    """``diff snapshot:DATE today``: a kept snapshot of today's picks against today's picks."""
+    snaps = {s.id: s for s in ds.snapshots}
+    if args.revisions[1] != TODAY:
+        print("diff: a snapshot is compared with today: diff snapshot:DATE today", file=sys.stderr)
+        return 2
+    if date not in snaps:
+        known = ", ".join(snaps) or "none (python -m generator new snapshot keeps one)"
+        print(f"diff: no snapshot {date!r}; known: {known}", file=sys.stderr)
+        return 2
+    newest = newest_date(ds)
+    if newest is None:
+        print("diff: no dated prices in data/prices, so there is no today to compare", file=sys.stderr)
+        return 2
+    _write_diff(diff_snapshot_today(ds, snaps[date], derive(ds).today_picks, newest.isoformat()), ds, args)
+    return 0
+
+
 def run(args) -> int:
     root = Path.cwd()
     if args.data_ref:
@@ -485,6 +514,10 @@ def run(args) -> int:
     if args.revisions[0] == TODAY:
         print("diff: 'today' comes second: diff REVISION today", file=sys.stderr)
         return 2
+    first = args.revisions[0]
+    if first.startswith("snapshot:") or (first not in {r.id for r in ds.revisions}
+                                          and first in {s.id for s in ds.snapshots}):
+        return _snapshot_diff(ds, first.removeprefix("snapshot:"), args)
     try:
         a, b = (x if x == TODAY else resolve_date(ds, x) for x in args.revisions)
     except KeyError as exc:
@@ -501,12 +534,5 @@ def run(args) -> int:
         d = diff_today(ds, a, facts.today_picks, newest.isoformat(), facts.states)
     else:
         d = diff_revisions(ds, a, b)
-    names = Names(ds, args.lang)
-    if args.format == "json":
-        sys.stdout.write(revision_json(d, names))
-    elif args.format == "markdown":
-        sys.stdout.write(revision_markdown(d, names))
-    else:
-        colour = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
-        sys.stdout.write(revision_text(d, names, Style(colour)))
+    _write_diff(d, ds, args)
     return 0

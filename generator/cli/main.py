@@ -193,9 +193,10 @@ def main(argv=None) -> int:
     p.add_argument("--data", default="data")
     p.set_defaults(func=cmd_format)
 
-    p = sub.add_parser("new", help="scaffold a record: gpu VENDOR/ID, price GPU, revision DATE or translation LANG")
-    p.add_argument("kind", choices=["gpu", "price", "revision", "translation"])
-    p.add_argument("name", help="VENDOR/ID, a GPU id, YYYY-MM-DD or ko/zh/fr")
+    p = sub.add_parser("new", help="scaffold a record: gpu VENDOR/ID, price GPU, revision DATE, translation LANG, "
+                                   "or keep today's picks: snapshot")
+    p.add_argument("kind", choices=["gpu", "price", "revision", "translation", "snapshot"])
+    p.add_argument("name", nargs="?", default=None, help="VENDOR/ID, a GPU id, YYYY-MM-DD or ko/zh/fr (none for snapshot)")
     p.add_argument("--data", default="data")
     p.set_defaults(func=cmd_new)
 

@@ -13,6 +13,8 @@ from generator.data.dataset import digest, today_utc
 from generator.data.kinds import all_records
 from generator.data.loader import load_dataset
 from generator.data.schema import ID_RE, TRANSLATED_LANGS, VENDORS
+from generator.facts.derive import derive
+from generator.facts.today import snapshot_of
 from generator.publish.text import yaml_str
 
 GPU_TEMPLATE = """\
@@ -162,12 +164,45 @@ def new_translation(data_dir: Path, lang: str) -> tuple[int, str]:
                "write each text, then run python -m generator validate")
 
 
+def new_snapshot(data_dir: Path) -> tuple[int, str]:
+    """Keep today's picks as data/snapshots/<as_of>.yaml, so the next picks are diffed against them."""
+    ds, problems = load_dataset(data_dir, Path.cwd())
+    if ds is None:
+        return 1, "\n".join(str(p) for p in problems) + "\nnew snapshot: fix the data first"
+    if not ds.prices:
+        return 2, "new snapshot: no dated prices in data/prices, so there are no picks for today to keep"
+    snap = snapshot_of(ds, derive(ds).today_picks)
+    path = data_dir / "snapshots" / f"{snap['as_of'].isoformat()}.yaml"
+    if path.exists():
+        return 2, (f"new snapshot: {path.as_posix()} already exists (the picks rest on prices up to "
+                   f"{snap['as_of'].isoformat()}; add newer prices first)")
+    lines = ["# yaml-language-server: $schema=../schema/snapshot.schema.json",
+             f"# The site's picks for today as they stood on {snap['as_of'].isoformat()} (python -m generator new snapshot).",
+             f"as_of: {snap['as_of'].isoformat()}", "picks:"]
+    for pid, pick in snap["picks"].items():
+        alts = ", ".join(pick["alternatives"])
+        lines += [f"  {pid}:", f"    gpu: {pick['gpu']}", f"    count: {pick['count']}",
+                  f"    price_usd: {pick['price_usd']:g}", f"    price_kind: {pick['price_kind']}",
+                  f"    price_date: {pick['price_date'].isoformat()}", f"    alternatives: [{alts}]"]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    day = snap["as_of"].isoformat()
+    return 0, (f"created {path.as_posix()}: {len(snap['picks'])} picks kept; "
+               f"`python -m generator diff snapshot:{day} today` compares later picks with them")
+
+
 def run(args) -> int:
     data_dir = Path(args.data)
+    if (args.kind == "snapshot") != (args.name is None):
+        print(f"new {args.kind}: " + ("takes no name: the picks are dated by their newest price" if args.kind == "snapshot"
+                                      else "needs a name (see python -m generator new --help)"), file=sys.stderr)
+        return 2
     if args.kind == "gpu":
         code, message = new_gpu(data_dir, args.name)
     elif args.kind == "price":
         code, message = new_price(data_dir, args.name, today_utc())
+    elif args.kind == "snapshot":
+        code, message = new_snapshot(data_dir)
     elif args.kind == "revision":
 
         ds, _ = load_dataset(data_dir, Path.cwd())

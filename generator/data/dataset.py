@@ -55,6 +55,7 @@ class Dataset:
     measurements: list[Record] = field(default_factory=list)  # one per source file, by id
     prices: dict[str, Record] = field(default_factory=dict)  # GPU id -> its dated observations
     personas: Record | None = None
+    snapshots: list[Record] = field(default_factory=list)  # today's picks as kept, oldest first
     software: Record | None = None  # the stacks' builds and each architecture's features
     ui: Record | None = None
     search_terms: Record | None = None  # lang -> word -> the words the search also looks for

@@ -52,6 +52,10 @@ KINDS: tuple[Kind, ...] = (
          schema_file="software", api="software", optional=True,
          title="Which builds of today's software run which cards, and each architecture's features: "
                "data/software.yaml"),
+    Kind("snapshot", "snapshots", records_support.SNAPSHOT, "snapshots", ident="date", api="snapshots",
+         collection="list", schema_file="snapshot",
+         title="The site's picks for today as they stood on a date, kept to diff the next ones against: "
+               "data/snapshots/<YYYY-MM-DD>.yaml"),
     Kind("ui", "ui.yaml", records.UI, "ui", depth=0, collection="single", schema_file="ui",
          title="Interface text in English: data/ui.yaml"),
     Kind("search", "search.yaml", records.SEARCH_TERMS, "search_terms", depth=0, collection="single",

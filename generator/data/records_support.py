@@ -22,6 +22,7 @@ from generator.data.schema import (
     F,
     List,
     Map,
+    Number,
     Record,
     Ref,
     Str,
@@ -76,4 +77,22 @@ SOFTWARE = Record({
     "stacks": F(Map(Str(max_len=40, pattern=ID_RE, hint="a stack id such as pytorch"), STACK, min_items=1)),
     "architectures": F(Map(Str(max_len=40), ARCHITECTURE, min_items=1),
                        doc="architecture name as GPU records spell it -> the features that decide speed"),
+})
+
+
+# ---------------------------------------------------------------- snapshots of today's picks
+
+SNAPSHOT_PICK = Record({
+    "gpu": F(Ref("gpu")),
+    "count": F(Number(integer=True, maximum=64), doc="cards in the build"),
+    "price_usd": F(Number(maximum=10000000), doc="the build's price, or the price per GPU-hour when rented"),
+    "price_kind": F(Enum(("new", "used", "cloud-hourly"))),
+    "price_date": F(Date()),
+    "alternatives": F(List(Ref("gpu"), unique=True), required=False),
+})
+
+SNAPSHOT = Record({
+    "as_of": F(Date(), doc="the newest price the picks rest on; equals the file name"),
+    "picks": F(Map(Str(max_len=60, pattern=ID_RE, hint="a persona id"), SNAPSHOT_PICK),
+               doc="persona id -> the site's pick for today as it stood on as_of"),
 })

@@ -221,3 +221,30 @@ def diff_today(ds: Dataset, a: str, picks, as_of: str, states: dict | None = Non
     out.advised_added = [g for g in cb if g not in ca]
     out.advised_removed = [g for g in ca if g not in cb]
     return out
+
+
+def diff_snapshot_today(ds: Dataset, snapshot, picks, as_of: str) -> RevisionDiff:
+    """What changed from a kept snapshot of today's picks (data/snapshots/) to today's picks."""
+    kept = snapshot.get("picks") or {}
+    out = RevisionDiff(f"snapshot:{snapshot.id}", TODAY,
+                       summary_a=f"The site's picks as kept on {snapshot.id}.",
+                       summary_b=f"The site's computation from dated prices up to {as_of}; not advice from a revision.")
+    seen = set()
+    for p in picks:
+        seen.add(p.persona)
+        before = [kept[p.persona]["gpu"]] if p.persona in kept else []
+        after = [p.row.gpu] if p.row else []
+        if before == after:
+            out.unchanged.append(p.persona)
+            continue
+        status = "new" if p.persona not in kept else "changed"
+        out.personas.append(PersonaChange(p.persona, [g for g in after if g not in before],
+                                          [g for g in before if g not in after], before, after, status))
+    for pid, k in kept.items():
+        if pid not in seen:
+            out.personas.append(PersonaChange(pid, [], [k["gpu"]], [k["gpu"]], [], "dropped"))
+    ca = [g for k in kept.values() for g in [k["gpu"], *(k.get("alternatives") or ())]]
+    cb = [g for p in picks for g in ([p.row.gpu] if p.row else []) + [a.gpu for a in p.alternatives]]
+    out.advised_added = list(dict.fromkeys(g for g in cb if g not in ca))
+    out.advised_removed = list(dict.fromkeys(g for g in ca if g not in cb))
+    return out

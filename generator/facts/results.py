@@ -48,6 +48,10 @@ def personas_result(ds: Dataset) -> list[dict]:
     return out
 
 
+def snapshots_result(ds: Dataset) -> list[dict]:
+    return [{"date": snap.id, **plain(snap.data)} for snap in ds.snapshots]
+
+
 def topics_result(ds: Dataset) -> list[dict]:
     return [{"id": t.id, **plain(t.data)} for t in ds.topics]
 

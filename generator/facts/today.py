@@ -331,3 +331,17 @@ def client_today(ds, facts) -> dict:
                   "figures": {k: v for k, v in r.figures.items() if v}}
                  for r in facts.today if r.buy],
     }
+
+
+def snapshot_of(ds, picks: list[Pick]) -> dict:
+    """Today's picks as a snapshot file keeps them (data/snapshots/<as_of>.yaml)."""
+    newest = newest_date(ds)
+    out = {}
+    for p in picks:
+        r = p.row
+        if r is None:
+            continue
+        price = (r.cloud.usd, "cloud-hourly", r.cloud.date) if p.rent else (r.buy_usd, r.buy_kind, r.buy.date)
+        out[p.persona] = {"gpu": r.gpu, "count": r.count, "price_usd": price[0], "price_kind": price[1],
+                          "price_date": price[2], "alternatives": [a.gpu for a in p.alternatives]}
+    return {"as_of": newest, "picks": out}

@@ -18,6 +18,7 @@ from generator.facts.results import (
     personas_result,
     prices_result,
     revisions_result,
+    snapshots_result,
     software_result,
     topics_result,
 )
@@ -128,6 +129,7 @@ PUBLISH = {
     "price": (prices_result, _prices_by_gpu),
     "persona": (personas_result, None),
     "software": (software_result, None),
+    "snapshot": (snapshots_result, None),
 }
 # all.json: the advice itself, in one file
 ALL_KINDS = ("gpu", "revision", "persona", "topic")
@@ -189,6 +191,7 @@ def today_document(ds: Dataset) -> dict:
     return {"schema_version": SCHEMA_VERSION, "generated_at": generated_at(),
             "as_of": newest.isoformat() if newest else None,
             "computed_by": "site", "electricity": c.today_electricity(),
+            "snapshot": ds.snapshots[-1].id if ds.snapshots else None,
             "picks": picks, "excluded": facts.today_excluded, "rows": [row(r) for r in facts.today]}
 
 

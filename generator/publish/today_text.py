@@ -194,6 +194,18 @@ class TodayText:
         return out
 
 
+    def today_snapshot(self):
+        """The newest kept snapshot of today's picks (data/snapshots/), or None."""
+        return self.ds.snapshots[-1] if self.ds.snapshots else None
+
+    def today_since_snapshot(self) -> list:
+        """Per reader profile: the pick the newest snapshot kept, and today's."""
+        snap = self.today_snapshot()
+        kept = (snap.get("picks") or {}) if snap else {}
+        return [Versus(p.persona, [kept[p.persona]["gpu"]] if p.persona in kept else [],
+                       p.row.gpu if p.row else None, p.row) for p in self.today_picks()]
+
+
 @dataclass(frozen=True)
 class Versus:
     persona: str
