@@ -78,3 +78,20 @@ def test_today_rows_carry_their_figures_in_values_not_in_attribute_names(built_s
         rows = re.findall(r"<tr data-gpu=\"([a-z0-9-]+)\"[^>]*data-values=\"([^\"]*)\"", html)
         assert len(rows) >= 20, lang
         assert "data-pd-" not in html
+
+
+def test_revisions_list_names_the_best_card_of_flowchart_revisions(built_site):
+    site, _ds = built_site
+    html = (site / "revisions" / "index.html").read_text(encoding="utf-8")
+    for date in ("2023-01-30", "2023-01-16", "2020-09-20"):
+        row = re.search(rf'<tr id="r{date}">(.*?)</tr>', html, re.S)
+        assert row and "/gpus/" in row.group(1).split("</td>")[1], date
+
+
+def test_a_card_advised_used_is_never_priced_at_its_launch_price(built_site):
+    site, _ds = built_site
+    for lang in ("", "ko/", "zh/", "fr/"):
+        html = (site / lang / "latest" / "index.html").read_text(encoding="utf-8")
+        for leaf in re.findall(r"<p>(.*?)</p>", html, re.S):
+            if "(used)" in leaf or "(중고)" in leaf or "（二手）" in leaf or "(occasion)" in leaf:
+                assert "wg-price" not in leaf or "launch" not in leaf, leaf
