@@ -29,7 +29,8 @@ from generator.data.problems import DataError, Problem
 from generator.publish.render import MissingText, alternates, nav, render_language
 from generator.data.loader import load_dataset
 from generator.facts.derive import derive
-from generator.site import mkdocs_glue
+from generator.site import mkdocs_glue, scratch
+from generator.site.scratch import swap_in
 from generator.publish.render import preload_templates
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -129,8 +130,16 @@ def _fork_map(fn, items: list, shared: tuple) -> list:
     _FORKED = shared
     try:
         workers = min(len(items), os.cpu_count() or 1)
-        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-            return list(pool.map(fn, items))
+        # the workers end with this process, even when it is killed (see generator.site.scratch)
+        pool = concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
+                                                      initializer=scratch.die_with_parent, initargs=(os.getpid(),))
+        try:
+            out = list(pool.map(fn, items))
+        except BaseException:
+            scratch.stop_workers(pool)  # an error, Ctrl-C or SIGTERM: the other languages' builds stop too
+            raise
+        pool.shutdown()
+        return out
     finally:
         _FORKED = None
 
@@ -328,6 +337,13 @@ def build_site(paths: Paths, langs=LANGS, timings: Timings | None = None) -> Dat
 
     Each language builds into a folder of its own, in parallel processes (as many as there are
     cores), and the folders are then put together: English at the root, the others beside it."""
+    with scratch.exit_on_sigterm():  # SIGTERM undoes the build's folders as Ctrl-C does
+        # what builds killed before they could clean up left beside the site
+        scratch.remove_leftovers(paths.site.parent, scratch.site_leftovers(paths.site))
+        return _build_site(paths, langs, timings)
+
+
+def _build_site(paths: Paths, langs, timings: Timings | None) -> Dataset:
     t0 = time.perf_counter()
     ds = load_or_fail(paths)
     if timings:
@@ -403,21 +419,12 @@ def _build_forked(lang: str) -> tuple[float, float]:
     return t1 - t0, time.perf_counter() - t1
 
 
-def swap_in(new: Path, target: Path) -> None:
-    old = target.with_name(f"{target.name}.old-{os.getpid()}")
-    if target.exists():
-        target.rename(old)
-    new.rename(target)
-    if old.exists():
-        shutil.rmtree(old, ignore_errors=True)
-
-
 def manifest(site: Path) -> dict:
     """Relative path -> size of every file in a built site (for tests and benchmarks)."""
     return {p.relative_to(site).as_posix(): p.stat().st_size for p in sorted(site.rglob("*")) if p.is_file()}
 
 
-__all__ = ["Paths", "build_site", "generate", "load_or_fail", "manifest", "json"]
+__all__ = ["Paths", "build_site", "generate", "load_or_fail", "manifest", "json", "swap_in"]
 
 
 def search_terms_json(ds: Dataset, lang: str) -> str:

@@ -198,6 +198,14 @@ class Preview:
             written, self._written = self._written, set()
             return written if self._watched else None
 
+    def close(self, timeout: float = 30.0) -> None:
+        """Stop the background work: the step in progress ends, no other starts."""
+        with self._cond:
+            self._generation += 1
+            self._cond.notify_all()
+        if self._lock.acquire(timeout=timeout):
+            self._lock.release()
+
     # -- building -------------------------------------------------------------------------------
     def start(self) -> None:
         """The first build: every language, in full (what ``build`` does)."""
