@@ -44,6 +44,7 @@ def wait_for(predicate, timeout=60.0):
 @pytest.fixture
 def served(tree):
     shutil.copyfile(ROOT / "data" / "ui.yaml", tree.data / "ui.yaml")
+    tree.write("software.yaml", FIXTURE_SOFTWARE)
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "generator", "serve", "--data", str(tree.data), "--port", str(port)],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,

@@ -149,10 +149,10 @@ def _generate_forked(lang: str) -> set[str]:
     return generate_language(ds, paths, lang)
 
 
-def generate_language(ds: Dataset, paths: Paths, lang: str, only: set[str] | None = None) -> set[str]:
+def generate_language(ds: Dataset, paths: Paths, lang: str, only: set[str] | None = None, api: bool = True) -> set[str]:
     """One language's pages, assets and feed under ``build/docs/<lang>`` (and, for English, the
-    JSON API under ``build/json``). Returns the paths (relative to those folders) whose content
-    changed; the API's begin with ``api/v1/``.
+    JSON API under ``build/json``, unless ``api`` is false: see ``generate_api``). Returns the
+    paths (relative to those folders) whose content changed; the API's begin with ``api/v1/``.
 
     With ``only``, the pages at those paths, the shared assets, and the client data when one of
     those pages reads it, nothing else: the preview's first step, for the page a reader has open."""
@@ -187,8 +187,8 @@ def generate_language(ds: Dataset, paths: Paths, lang: str, only: set[str] | Non
     wanted.add(terms)
     if only is not None:
         return changed
-    if lang == "en":
-        changed |= _generate_api(ds, paths)
+    if lang == "en" and api:
+        changed |= generate_api(ds, paths)
     feed = lang_dir / "feed.atom"
     if _write_if_changed(feed, atom(ds, lang)):
         changed.add("feed.atom")
@@ -204,7 +204,7 @@ def generate_language(ds: Dataset, paths: Paths, lang: str, only: set[str] | Non
 API_PREFIX = "api/v1/"
 
 
-def _generate_api(ds: Dataset, paths: Paths) -> set[str]:
+def generate_api(ds: Dataset, paths: Paths) -> set[str]:
     """The JSON API under ``paths.api``; the paths written or removed, relative to it."""
     root = paths.api
     fresh: set[Path] = set()
