@@ -35,7 +35,10 @@ SERVE_PREFIX = "whichgpu-serve-"
 # ------------------------------------------------------------------------------ processes
 
 def running(pid: int) -> bool:
-    """Whether a process of this id runs (one of another user counts: it is not ours to remove)."""
+    """Whether a process of this id runs (one of another user counts: it is not ours to remove).
+    Where this cannot be asked without sending a signal (Windows), every process counts as running."""
+    if os.name == "nt":
+        return True
     if pid <= 0:
         return False
     try:
@@ -125,7 +128,7 @@ def _kernel_kills_orphan() -> bool:
         return False
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+        return libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
     except (OSError, AttributeError):
         return False
 
