@@ -15,13 +15,19 @@ edit to a stage cannot leave a stale answer somewhere out of sight:
   least recently used dropped: what the loader remembers of its last load of that folder.
 - :class:`Kept`: answers kept in a file between builds, valid while a key (versions, settings) that
   the answers depend on besides their question stays the same.
+- :func:`read_json` and :func:`write_json`: the files under ``build/`` that keep answers between
+  builds. A file that cannot be used (missing, truncated, not JSON, not of the expected shape) is
+  no answer: the answer is worked out again and the file written anew. A file is written whole
+  or not at all (a temporary file beside it, then renamed over it).
 
 ``clear()`` empties every in-memory store (tests; a process that wants a cold start).
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import tempfile
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
@@ -153,6 +159,41 @@ class Scopes:
         self._scopes.clear()
 
 
+def read_json(path: Path, shape: Callable[[Any], bool] = lambda value: True):
+    """The JSON value kept in ``path``, or None when there is none to use: no file, an unreadable
+    one, a truncated one, one that is not JSON, or a value that ``shape`` rejects."""
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        return None
+    return value if shape(value) else None
+
+
+def write_json(path: Path, value, **dumps) -> bool:
+    """Write ``value`` as JSON (``dumps``: json.dumps' options) to ``path`` whole or not at all: into
+    a temporary file of the same folder, then renamed over ``path``. A process killed meanwhile
+    leaves the last file as it was. False when it could not be written (a read-only tree)."""
+    text = json.dumps(value, **dumps)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError:
+        return False
+    os.close(fd)
+    try:
+        Path(tmp).write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        return False
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return True
+
+
 class Kept:
     """Answers kept in ``path`` between builds, by question: valid while ``key`` (what the answers
     depend on besides the question: versions, settings) stays the same."""
@@ -161,12 +202,9 @@ class Kept:
         self.path, self.key = path, key
         self.known: dict = {}
         self.used: dict = {}
-        try:
-            saved = json.loads(path.read_text(encoding="utf-8"))
-            if saved.get("key") == key and isinstance(saved.get("answers"), dict):
-                self.known = saved["answers"]
-        except (OSError, ValueError):
-            pass
+        saved = read_json(path, lambda v: isinstance(v, dict) and isinstance(v.get("answers"), dict))
+        if saved is not None and saved.get("key") == key:
+            self.known = saved["answers"]
 
     def get(self, question: str, answer):
         """The kept answer to ``question``, or ``answer(question)`` kept from now on."""
@@ -195,14 +233,8 @@ class Kept:
         answers = {**self.known, **self.used} if keep_unused else self.used
         if answers == self.known:
             return
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_suffix(f".tmp-{os.getpid()}")
-            tmp.write_text(json.dumps({"key": self.key, "answers": answers}, ensure_ascii=False, sort_keys=True),
-                           encoding="utf-8")
-            tmp.replace(self.path)
-        except OSError:
-            pass  # a read-only tree builds, only slower
+        # a read-only tree builds, only slower
+        write_json(self.path, {"key": self.key, "answers": answers}, ensure_ascii=False, sort_keys=True)
         self.known, self.used = answers, {}
 
 

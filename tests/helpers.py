@@ -21,6 +21,24 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
 TODAY = _dt.date(2026, 11, 22)
 EPOCH = "1767225600"  # 2026-01-01T00:00:00Z
+# What the fixture's two cards need of data/software.yaml, for the tests that build the fixture
+# with the API (which needs the file at present).
+FIXTURE_SOFTWARE = """as_of: 2026-11-20
+stacks:
+  pytorch:
+    name: PyTorch
+    decides_status: true
+    builds:
+      - name: CUDA 12.6 wheels
+        vendor: nvidia
+        release: "2.14"
+        date: 2026-10-15
+        compute_capabilities: ["6.1", "7.5"]
+        source: https://github.com/pytorch/pytorch/blob/main/RELEASE.md
+architectures:
+  Pascal: {bf16: false, fp8: false, fp4: false, flash_attention: [], source: https://docs.nvidia.com/cuda/}
+  Turing: {bf16: false, fp8: false, fp4: false, flash_attention: [], source: https://github.com/Dao-AILab/flash-attention}
+"""
 
 _RUN_JS = """
 import { run } from %s;

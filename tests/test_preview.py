@@ -10,7 +10,7 @@ import shutil
 import time
 
 import pytest
-from helpers import EPOCH, ROOT
+from helpers import EPOCH, FIXTURE_SOFTWARE, ROOT
 
 from generator.site.pipeline import Paths
 from generator.site.preview import Preview, html_of, page_of, url_of
@@ -60,6 +60,7 @@ def preview(tmp_path_factory):
     base = tmp_path_factory.mktemp("preview")
     shutil.copytree(ROOT / "tests" / "fixtures" / "valid", base / "data")
     shutil.copyfile(ROOT / "data" / "ui.yaml", base / "data" / "ui.yaml")
+    (base / "data" / "software.yaml").write_text(FIXTURE_SOFTWARE, encoding="utf-8")
     old = os.environ.get("SOURCE_DATE_EPOCH")
     os.environ["SOURCE_DATE_EPOCH"] = EPOCH
     out = io.StringIO()
@@ -114,6 +115,83 @@ def test_open_page_first_then_only_changed_pages(preview):
     api = json.loads((site / "api/v1/gpus/rtx-2070.json").read_text(encoding="utf-8"))
     assert api["result"]["name"] == "GeForce RTX 2070 Edited"
     assert not (pv.paths.build / "docs/en/api/v1").exists()
+
+
+@pytest.fixture
+def slow_background(monkeypatch):
+    """The background step's English build takes a second longer: what a reader asks for meanwhile."""
+    real = Preview._mkdocs
+
+    def slow(self, ds, lang, rebuild, theme_pages, static=None, search_index=True, narrow=False):
+        if not narrow and lang == "en":
+            time.sleep(1.0)
+        return real(self, ds, lang, rebuild, theme_pages, static, search_index, narrow)
+
+    monkeypatch.setattr(Preview, "_mkdocs", slow)
+
+
+def _served(pv, url: str) -> tuple[float, str]:
+    """What a request for ``url`` gets, as the server answers it (held first, then read), and how
+    long it was held."""
+    t0 = time.monotonic()
+    pv.wait_for(url)
+    held = time.monotonic() - t0
+    page = page_of(url)
+    rel = html_of(page[1]) if page else url.lstrip("/")
+    prefix = page[0] + "/" if page and page[0] != "en" else ""
+    return held, (pv.paths.site / (prefix + rel)).read_text(encoding="utf-8")
+
+
+def test_after_an_edit_the_pages_and_the_api_served_come_from_the_same_load(preview, slow_background):
+    """The open page first; then a card's page, the API and the files made from every page, each
+    as the newest load makes them, never the load before (a request waits until it is so), and
+    the API within a moment, not after the pages' builds."""
+    pv, base, _ = preview
+    pv.seen("/gpus/")
+    card = base / "data/gpus/nvidia/rtx-2070.yaml"
+    text = card.read_text(encoding="utf-8")
+    card.write_text(re.sub(r"(?m)^name: .*$", "name: GeForce RTX 2070 Same Load", text), encoding="utf-8")
+    try:
+        pv.update()
+        _, catalogue = _served(pv, "/gpus/")
+        assert "GeForce RTX 2070 Same Load" in catalogue
+        held, api = _served(pv, "/api/v1/gpus/rtx-2070.json")
+        assert json.loads(api)["result"]["name"] == "GeForce RTX 2070 Same Load"
+        assert held < 0.9  # before the first of the background's (slowed) builds
+        assert not pv.changes[-1].done
+        listed = json.loads(_served(pv, "/api/v1/gpus.json")[1])
+        assert "GeForce RTX 2070 Same Load" in {g["name"] for g in listed["result"]}
+        assert "GeForce RTX 2070 Same Load" in _served(pv, "/gpus/rtx-2070/")[1]
+        _, index = _served(pv, "/search/search_index.json")
+        assert any("GeForce RTX 2070 Same Load" in d["title"] + d["text"] for d in json.loads(index)["docs"])
+        assert "GeForce RTX 2070 Same Load" in _served(pv, "/assets/data/whichgpu-data.js")[1]
+        assert "GeForce RTX 2070 Same Load" in _served(pv, "/ko/assets/data/whichgpu-data.js")[1]
+    finally:
+        _wait(pv)
+        card.write_text(text, encoding="utf-8")
+        pv.update()
+        _wait(pv)
+
+
+def test_the_open_pages_own_files_are_not_held_for_the_background(preview, slow_background):
+    """The files the open page's step wrote (its scripts and styles, the data file it reads) are
+    served at once; only the background's own files wait for it."""
+    pv, base, _ = preview
+    pv.seen("/compare/")
+    _edit(base, "gpus/nvidia/rtx-2070.yaml", "tdp_w: 175", "tdp_w: 178")
+    try:
+        pv.update()
+        styles = sorted((pv.paths.site / "assets" / "stylesheets").glob("*.css"))
+        for url in ("/compare/", "/assets/data/whichgpu-data.js", "/" + styles[0].relative_to(pv.paths.site).as_posix()):
+            held, _ = _served(pv, url)
+            assert held < 0.5, url
+        assert '"tdp_w":178' in _served(pv, "/assets/data/whichgpu-data.js")[1]
+        assert not pv.changes[-1].done
+    finally:
+        _wait(pv)
+        _edit(base, "gpus/nvidia/rtx-2070.yaml", "tdp_w: 178", "tdp_w: 175")
+        pv.update()
+        _wait(pv)
 
 
 def test_the_api_gains_and_loses_the_files_of_a_card_added_and_removed(preview):

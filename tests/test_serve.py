@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -10,7 +11,7 @@ import time
 import urllib.request
 
 import pytest
-from helpers import EPOCH, ROOT
+from helpers import EPOCH, FIXTURE_SOFTWARE, ROOT
 
 # `generator serve` builds the fixture site in every language before it answers
 pytestmark = pytest.mark.build
@@ -43,6 +44,7 @@ def wait_for(predicate, timeout=60.0):
 @pytest.fixture
 def served(tree):
     shutil.copyfile(ROOT / "data" / "ui.yaml", tree.data / "ui.yaml")
+    tree.write("software.yaml", FIXTURE_SOFTWARE)
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "generator", "serve", "--data", str(tree.data), "--port", str(port)],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -88,3 +90,36 @@ def test_rebuilds_on_data_change_and_keeps_last_good_build(served):
     tree.write("gpus/nvidia/rtx-2070-copy.yaml", tree.read("gpus/nvidia/rtx-2070.yaml").replace(
         "id: rtx-2070", "id: rtx-2070-copy").replace("GeForce RTX 2070 Rebuilt", "GeForce RTX 2070 Copy"))
     assert wait_for(lambda: "GeForce RTX 2070 Copy" in fetch(base + "/gpus/")[1]), "a created record never appeared"
+
+
+def _serve_folders(temp):
+    return sorted(temp.glob("whichgpu-serve-*"))
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_the_preview_removes_its_temporary_folder_when_it_is_stopped(tree, tmp_path, sig):
+    """SIGTERM (a service manager, ``kill``) or Ctrl-C: the site folder in the temporary directory
+    goes with the preview, and a folder that a killed preview left is removed by the next one."""
+    shutil.copyfile(ROOT / "data" / "ui.yaml", tree.data / "ui.yaml")
+    tree.write("software.yaml", FIXTURE_SOFTWARE)
+    temp = tmp_path / "temp"
+    left = temp / "whichgpu-serve-999999999-x"  # of a process that no longer runs
+    (left / "site").mkdir(parents=True)
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "generator", "serve", "--data", str(tree.data), "--port", str(port)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env={**os.environ, "SOURCE_DATE_EPOCH": EPOCH, "TMPDIR": str(temp)})
+    try:
+        if not wait_for(lambda: fetch(f"http://127.0.0.1:{port}/")[0] == 200):
+            proc.kill()
+            pytest.fail("server did not start:\n" + (proc.stdout.read() if proc.stdout else ""))
+        [folder] = _serve_folders(temp)  # (the Chinese word splitter keeps a file of its own there)
+        assert folder.name.startswith(f"whichgpu-serve-{proc.pid}-") and (folder / "site" / "index.html").is_file()
+        proc.send_signal(sig)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert _serve_folders(temp) == []
+    assert "Traceback" not in proc.stdout.read()

@@ -77,14 +77,21 @@ def cmd_build(args) -> int:
 
 
 def cmd_serve(args) -> int:
-    import tempfile
+    from generator.site.scratch import serve_folder
 
+    # the preview's site lives in a temporary folder, removed when the preview stops (normally,
+    # Ctrl-C or SIGTERM)
+    with serve_folder() as folder:
+        return _serve(args, folder / "site")
+
+
+def _serve(args, site: Path) -> int:
     from generator.site.mkdocs_glue import BuildFailed
     from generator.site.mkdocs_serve import serve
     from generator.site.preview import Preview
 
     paths = _paths(args)
-    paths.site = Path(tempfile.mkdtemp(prefix="whichgpu-serve-")) / "site"
+    paths.site = site
     preview = Preview(paths)
     try:
         preview.start()

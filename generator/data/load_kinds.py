@@ -18,6 +18,28 @@ def _order_key(kind):
     return lambda ident, data: (0, ident)
 
 
+def _holders(files, given: dict) -> dict:
+    """Of each id that several readable files give, the file that holds its record: the first (in
+    the listing's order) with no error of its own, else the first. The others are duplicates."""
+    firsts: dict = {}
+    holders: dict = {}
+    for path, _, where in files:
+        ident, doc, problems, _ = given[where[0]]
+        if doc is None or ident is None:
+            continue
+        clean = not _has_error(problems)
+        first = firsts.setdefault(ident, (path, clean))
+        if first[0] is path:
+            continue
+        held = holders.get(ident, first)
+        holders[ident] = (path, clean) if clean and not held[1] else held
+    return {ident: held[0] for ident, held in holders.items()}
+
+
+def _has_error(problems) -> bool:
+    return any(p.level == "error" for p in problems)
+
+
 class _KindLoading:
     """Loading each record kind's files (a part of the loader, :class:`generator.data.loader._Loader`)."""
 
@@ -67,11 +89,14 @@ class _KindLoading:
         files, added, broken, value, per_file = last
         order = _order_key(kind)
         places = {}
+        duplicated = self.kept.get(("duplicated", kind.name), frozenset())
         for a, got in fresh.items():
             before = per_file.get(a)
             ident, doc = got[0], got[1]
             if before is None or before[1] is None or doc is None or ident is None or before[0] != ident:
                 return False
+            if ident in duplicated and _has_error(before[2]) != _has_error(got[2]):
+                return False  # which of the files holds the record may change (see ``_holders``)
             rel = written[a][1]
             if kind.collection == "map":
                 old = value.get(ident)
@@ -124,7 +149,6 @@ class _KindLoading:
         last load of the same listing (see ``_kind_file``); a file not written since gives that
         again without being read or checked. ``fresh``: what the files written gave, read
         already. Returns what each file gave this time."""
-        seen: dict[str, Path] = {}
         loaded = []
         given = {}
         fresh = fresh or {}
@@ -139,7 +163,16 @@ class _KindLoading:
             if read:
                 self.english_read.add(rel)
             given[where[0]] = got
-            ident, doc, problems, refs = got
+        holders = _holders(files, given)
+        self.kept[("duplicated", kind.name)] = frozenset(holders)
+        for path, rel, where in files:
+            ident, doc, problems, refs = given[where[0]]
+            holder = holders.get(ident) if doc is not None else None
+            if holder is not None and holder is not path:
+                # one cause, one problem: the file that repeats an id is not a record, and nothing
+                # else is said of it (a copy in the wrong folder, say, is not also of the wrong vendor)
+                self.problem(path, 1, "", f"duplicate {kind.label or kind.name} id {ident!r}: also {self.shown(holder)}")
+                continue
             self.problems += problems
             self.refs += refs
             if doc is None:  # unreadable: one problem, and nothing that depends on it is checked
@@ -148,10 +181,6 @@ class _KindLoading:
                 continue
             if ident is None:
                 continue
-            if ident in seen:
-                self.problem(path, 1, "", f"duplicate {kind.label or kind.name} id {ident!r}: also {self.shown(seen[ident])}")
-                continue
-            seen[ident] = path
             loaded.append(self.make_record(ident, path, doc, kind.schema, rel))
         if kind.collection == "map":
             setattr(self.ds, kind.attr, {rec.id: rec for rec in loaded})

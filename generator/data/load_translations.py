@@ -177,6 +177,8 @@ class _TranslationLoading:
         if english is None and rel in self.broken_files:
             self.unchecked[self.broken_files[rel]] += 1
             return
+        if english is None and (self.data_dir / rel).is_file():
+            return  # the file is there and holds no record (a duplicate id, say): its own problem says why
         if english is None:
             self.problem(path, 1, "", f"translation of an unknown record: data/{rel} does not exist{_near(rel, self.english_docs)}")  # noqa: E501
             return

@@ -12,7 +12,6 @@ import dataclasses
 import functools
 import hashlib
 import json
-import os
 from pathlib import Path
 
 from generator import reuse
@@ -260,6 +259,12 @@ def _rows_digest(rows: list[dict]) -> str:
         json.dumps(rows, sort_keys=True, default=str, separators=(",", ":")).encode("utf-8")).hexdigest())
 
 
+def _is_table(value) -> bool:
+    """Whether a kept file holds what ``published`` gives (a truncated or foreign file does not)."""
+    return (isinstance(value, dict) and isinstance(value.get("constants"), dict)
+            and isinstance(value.get("errors"), dict) and "reference" in value)
+
+
 def published_estimates(bundle, digest: str | None = None) -> dict:
     """The fitted constants, the error table and the reference GPU (see :mod:`generator.estimate`).
 
@@ -267,15 +272,10 @@ def published_estimates(bundle, digest: str | None = None) -> dict:
     so it is kept in ``build/cache/`` under the digest of both and reused by the next build."""
 
     path = CACHE_DIR / f"estimate-{digest or _digest(bundle)}.json"
-    if path.is_file():
-        return json.loads(path.read_text(encoding="utf-8"))
+    kept = reuse.read_json(path, _is_table)
+    if kept is not None:
+        return kept
     # the same JSON types and key order as a cached copy: a build is the same with or without it
     table = json.loads(json.dumps(published(bundle), sort_keys=True))
-    try:
-        CACHE_DIR.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp-{os.getpid()}")
-        tmp.write_text(json.dumps(table, sort_keys=True), encoding="utf-8")
-        tmp.replace(path)
-    except OSError:
-        pass  # a read-only tree still builds, only slower
+    reuse.write_json(path, table, sort_keys=True)  # a read-only tree still builds, only slower
     return table

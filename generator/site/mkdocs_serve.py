@@ -28,3 +28,4 @@ def serve(site_dir: Path, preview, watch: list[Path], host: str, port: int) -> N
         pass
     finally:
         server.shutdown()
+        preview.close()  # no background step writes into the site folder after this

@@ -29,7 +29,8 @@ from generator.data.problems import DataError, Problem
 from generator.publish.render import MissingText, alternates, nav, render_language
 from generator.data.loader import load_dataset
 from generator.facts.derive import derive
-from generator.site import mkdocs_glue
+from generator.site import mkdocs_glue, scratch
+from generator.site.scratch import swap_in
 from generator.publish.render import preload_templates
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -129,8 +130,16 @@ def _fork_map(fn, items: list, shared: tuple) -> list:
     _FORKED = shared
     try:
         workers = min(len(items), os.cpu_count() or 1)
-        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-            return list(pool.map(fn, items))
+        # the workers end with this process, even when it is killed (see generator.site.scratch)
+        pool = concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
+                                                      initializer=scratch.die_with_parent, initargs=(os.getpid(),))
+        try:
+            out = list(pool.map(fn, items))
+        except BaseException:
+            scratch.stop_workers(pool)  # an error, Ctrl-C or SIGTERM: the other languages' builds stop too
+            raise
+        pool.shutdown()
+        return out
     finally:
         _FORKED = None
 
@@ -140,10 +149,10 @@ def _generate_forked(lang: str) -> set[str]:
     return generate_language(ds, paths, lang)
 
 
-def generate_language(ds: Dataset, paths: Paths, lang: str, only: set[str] | None = None) -> set[str]:
+def generate_language(ds: Dataset, paths: Paths, lang: str, only: set[str] | None = None, api: bool = True) -> set[str]:
     """One language's pages, assets and feed under ``build/docs/<lang>`` (and, for English, the
-    JSON API under ``build/json``). Returns the paths (relative to those folders) whose content
-    changed; the API's begin with ``api/v1/``.
+    JSON API under ``build/json``, unless ``api`` is false: see ``generate_api``). Returns the
+    paths (relative to those folders) whose content changed; the API's begin with ``api/v1/``.
 
     With ``only``, the pages at those paths, the shared assets, and the client data when one of
     those pages reads it, nothing else: the preview's first step, for the page a reader has open."""
@@ -178,8 +187,8 @@ def generate_language(ds: Dataset, paths: Paths, lang: str, only: set[str] | Non
     wanted.add(terms)
     if only is not None:
         return changed
-    if lang == "en":
-        changed |= _generate_api(ds, paths)
+    if lang == "en" and api:
+        changed |= generate_api(ds, paths)
     feed = lang_dir / "feed.atom"
     if _write_if_changed(feed, atom(ds, lang)):
         changed.add("feed.atom")
@@ -195,7 +204,7 @@ def generate_language(ds: Dataset, paths: Paths, lang: str, only: set[str] | Non
 API_PREFIX = "api/v1/"
 
 
-def _generate_api(ds: Dataset, paths: Paths) -> set[str]:
+def generate_api(ds: Dataset, paths: Paths) -> set[str]:
     """The JSON API under ``paths.api``; the paths written or removed, relative to it."""
     root = paths.api
     fresh: set[Path] = set()
@@ -328,6 +337,13 @@ def build_site(paths: Paths, langs=LANGS, timings: Timings | None = None) -> Dat
 
     Each language builds into a folder of its own, in parallel processes (as many as there are
     cores), and the folders are then put together: English at the root, the others beside it."""
+    with scratch.exit_on_sigterm():  # SIGTERM undoes the build's folders as Ctrl-C does
+        # what builds killed before they could clean up left beside the site
+        scratch.remove_leftovers(paths.site.parent, scratch.site_leftovers(paths.site))
+        return _build_site(paths, langs, timings)
+
+
+def _build_site(paths: Paths, langs, timings: Timings | None) -> Dataset:
     t0 = time.perf_counter()
     ds = load_or_fail(paths)
     if timings:
@@ -403,21 +419,12 @@ def _build_forked(lang: str) -> tuple[float, float]:
     return t1 - t0, time.perf_counter() - t1
 
 
-def swap_in(new: Path, target: Path) -> None:
-    old = target.with_name(f"{target.name}.old-{os.getpid()}")
-    if target.exists():
-        target.rename(old)
-    new.rename(target)
-    if old.exists():
-        shutil.rmtree(old, ignore_errors=True)
-
-
 def manifest(site: Path) -> dict:
     """Relative path -> size of every file in a built site (for tests and benchmarks)."""
     return {p.relative_to(site).as_posix(): p.stat().st_size for p in sorted(site.rglob("*")) if p.is_file()}
 
 
-__all__ = ["Paths", "build_site", "generate", "load_or_fail", "manifest", "json"]
+__all__ = ["Paths", "build_site", "generate", "load_or_fail", "manifest", "json", "swap_in"]
 
 
 def search_terms_json(ds: Dataset, lang: str) -> str:

@@ -13,6 +13,11 @@ After the first full build, each change (under ``data/``, ``templates/``, ``docs
    the sidebar or the theme changed, every page of the language is built again. A request for a
    page that is still waiting for its turn is held until it is built, so no reader sees it stale.
 
+What a reader is served after a change comes from one load: every page, the JSON API and the
+files built from every page (the search index, the sitemap, the feed, the shared data file) are held
+while the site still holds them as an older load made them. The API is written first thing in the
+background, so it is held a moment only.
+
 A newer change stops the background work at the next step and starts again from step 1 (what was
 not built yet is remembered). When the data has errors, they are printed in the terminal and shown
 at the top of every page, and the site stays as the last good build left it.
@@ -32,8 +37,17 @@ from pathlib import Path
 from generator.data.locales import DEFAULT_LANG, LANGS
 from generator.data.problems import DataError
 from generator.publish.render import nav
-from generator.site.pipeline import Paths, build_site, generate_language, load_or_fail, mkdocs_overrides, publish_api, read_base_config
+from generator.site.pipeline import (API_PREFIX, Paths, build_site, generate_api, generate_language, load_or_fail,
+                                     mkdocs_overrides, publish_api, read_base_config, uses_client_data)
 from generator.site import mkdocs_glue
+
+
+CLIENT_DATA = "assets/data/whichgpu-data.js"
+# A language's files besides its pages that only the background step writes (from every page, or
+# every card): the open page's step leaves them as the last load made them.
+BACKGROUND_FILES = frozenset({"search/search_index.json", "sitemap.xml", "sitemap.xml.gz", "feed.atom", CLIENT_DATA})
+# Of those, the ones written from the pages themselves (built again when a page is)
+FROM_PAGES = frozenset({"search/search_index.json", "sitemap.xml", "sitemap.xml.gz"})
 
 
 @dataclass
@@ -116,6 +130,10 @@ class Preview:
         self.full: set[str] = set()  # languages whose every page must be built again
         self.behind: set[str] = set()  # languages not rendered again since the last change
         self._fresh: tuple[str, str | None] | None = None  # the open page, built by the first step
+        # the first step's language, and whether that step wrote the shared data file (the open
+        # page reads it); None before the first step of a change is done
+        self._stepped: tuple[str, bool] | None = None
+        self._api_behind = False  # the API in the site is an older load's than the pages served
         self.changes: list[Change] = []
         self._problems: list[str] = []
         self._nav: dict[str, list] = {}
@@ -149,9 +167,13 @@ class Preview:
         return (lang, nested) if (self.paths.build / "docs" / lang / nested).is_file() else page
 
     def wait_for(self, url_path: str, timeout: float = 30.0) -> None:
-        """Hold a request for a page the background step has not built again yet."""
+        """Hold a request for a page the background step has not built again yet, or for a file
+        that the site holds as an older load made it (see the module's docstring)."""
         page = self._page(url_path)
         if page is None:
+            lang, rel = self._file(url_path)
+            with self._cond:
+                self._cond.wait_for(lambda: self._file_ready(lang, rel), timeout)
             return
         lang, md = page
 
@@ -162,6 +184,32 @@ class Preview:
 
         with self._cond:
             self._cond.wait_for(ready, timeout)
+
+    def _file(self, url_path: str) -> tuple[str, str]:
+        """(language, path in that language's site) of an address that is not a page."""
+        rel = url_path.lstrip("/")
+        first = rel.split("/", 1)[0]
+        if first in self.langs and first != DEFAULT_LANG:
+            return first, rel[len(first) + 1:]
+        return DEFAULT_LANG, rel
+
+    def _file_ready(self, lang: str, rel: str) -> bool:
+        """Whether the site holds the file as the newest load makes it (called holding ``_cond``)."""
+        if lang == DEFAULT_LANG and rel.startswith(API_PREFIX):
+            return not self._api_behind
+        pending = self.pending.get(lang, ())
+        if rel in pending:
+            return False  # written for this load, not in the site yet
+        if rel in FROM_PAGES and (lang in self.full or any(p.endswith(".md") for p in pending)):
+            return False
+        if lang not in self.behind:
+            return True
+        # nothing of this load's background step is written yet: the first step's language holds
+        # what that step wrote (every file but the background's), the others nothing
+        stepped = self._stepped
+        if stepped is None or stepped[0] != lang:
+            return False
+        return rel not in BACKGROUND_FILES or (rel == CLIENT_DATA and stepped[1])
 
     def banner(self) -> bytes | None:
         """The data's problems, as HTML shown at the top of every page (escaped)."""
@@ -197,6 +245,16 @@ class Preview:
         with self._events:
             written, self._written = self._written, set()
             return written if self._watched else None
+
+    def close(self, timeout: float = 30.0) -> None:
+        """Stop the background work: the step in progress ends, no other starts, no request waits."""
+        with self._cond:
+            self._generation += 1
+            self.behind.clear()
+            self._api_behind = False
+            self._cond.notify_all()
+        if self._lock.acquire(timeout=timeout):
+            self._lock.release()
 
     # -- building -------------------------------------------------------------------------------
     def start(self) -> None:
@@ -254,6 +312,8 @@ class Preview:
         with self._cond:
             self.behind = set(self.langs)
             self._fresh = None
+            self._stepped = None
+            self._api_behind = DEFAULT_LANG in self.langs
         only = {md} if md else set()
         changed = generate_language(ds, self.paths, lang, only=only)
         with self._cond:
@@ -261,18 +321,31 @@ class Preview:
             build = {md} & (self.pending[lang] | (only if lang in self.full else set()))
             # the files other than pages that changed since this language was last built in full
             # (unless the theme changed: then its assets are compared as MkDocs does)
-            static = None if lang in self.full else {p for p in self.pending[lang] if not p.endswith(".md")}
+            files = {p for p in self.pending[lang] if not p.endswith(".md")}
+            static = None if lang in self.full else files
         # The search index is left to the next step, which builds the page again with the others
         # (reading and writing the whole index would cost the open page time that grows with it).
         # MkDocs is told of the files this page's build reads, not of every card's page (see
         # mkdocs_glue.build), so the step does not grow with the catalogue.
         self._mkdocs(ds, lang, build, theme_pages=False, static=static, search_index=False, narrow=True)
+        source = self.paths.build / "docs" / lang / md if md else None
+        reads_data = source is not None and source.is_file() and uses_client_data(source.read_text(encoding="utf-8"))
         with self._cond:
             self._fresh = (lang, md)
+            self._stepped = (lang, reads_data)
+            self.pending[lang] -= files  # in the site now
             self._cond.notify_all()
         change.steps.append(Step(lang, sorted(build), time.perf_counter() - change.started))
 
     def _catch_up(self, generation: int, ds, change: Change) -> None:
+        with self._lock:
+            if generation != self._generation:
+                return
+            try:
+                self._publish_api(ds)
+            except Exception as exc:  # noqa: BLE001 - shown on the page; the server goes on
+                self._fail(change, [f"the API: the build failed: {exc}"])
+                return
         first = change.page[0]
         for lang in [first] + [x for x in self.langs if x != first]:
             with self._lock:
@@ -280,7 +353,7 @@ class Preview:
                     return  # a newer change started again
                 t0 = time.perf_counter()
                 try:
-                    changed = generate_language(ds, self.paths, lang)
+                    changed = generate_language(ds, self.paths, lang, api=False)
                     with self._cond:
                         self.pending[lang] |= changed
                         self.behind.discard(lang)
@@ -294,10 +367,6 @@ class Preview:
                         gone = {p for p in self.pending[lang] if p.endswith(".md") and not (docs / p).exists()}
                     self._remove(lang, gone)
                     self._mkdocs(ds, lang, build - gone, theme_pages=full)
-                    if lang == DEFAULT_LANG:
-                        with self._cond:
-                            written = set(self.pending[lang])
-                        publish_api(self.paths, self._site_dir(lang), written)
                 except Exception as exc:  # noqa: BLE001 - shown on the page; the server goes on
                     with self._cond:
                         self.behind.clear()
@@ -313,6 +382,15 @@ class Preview:
         change.done = True
         total = time.perf_counter() - change.started
         self._say(f"every language is up to date ({total:.1f}s after the change)")
+
+    def _publish_api(self, ds) -> None:
+        """The JSON API of this load into the English site, before any page of the background step:
+        a request for it is held until then."""
+        if DEFAULT_LANG in self.langs:
+            publish_api(self.paths, self._site_dir(DEFAULT_LANG), generate_api(ds, self.paths))
+        with self._cond:
+            self._api_behind = False
+            self._cond.notify_all()
 
     def _mkdocs(self, ds, lang: str, rebuild: set[str], theme_pages: bool, static: set[str] | None = None,
                 search_index: bool = True, narrow: bool = False) -> None:
@@ -343,6 +421,7 @@ class Preview:
         self._problems = problems
         with self._cond:  # nothing more will be built for this change: hold no request for it
             self.behind.clear()
+            self._api_behind = False
             self._cond.notify_all()
         for line in problems:
             self._say(line)
