@@ -328,6 +328,8 @@ def _publisher_of(url: str) -> str | None:
     """The owner named by a code-hosting address (github.com/<owner>/...), else None."""
     parts = urlparse(url)
     path = [p for p in parts.path.split("/") if p]
+    if parts.hostname == "huggingface.co" and path[:1] in (["datasets"], ["spaces"]):
+        path = path[1:]
     if parts.hostname in ("github.com", "gitlab.com", "huggingface.co", "gist.github.com") and path:
         return path[0]
     return None
@@ -616,7 +618,7 @@ def _scalar(value) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
-        return f"{value:g}" if isinstance(value, float) else str(value)
+        return repr(value)  # the shortest text that reads back as the same number
     text = str(value)
     try:  # plain where a YAML reader gives the same text back, as the hand-written files are
         if _SAFE.load(f"k: {text}") == {"k": text} and "\n" not in text:
