@@ -237,3 +237,20 @@ def test_device_names_map_to_catalogue_ids():
     assert import_bench.match_model("models/Qwen2.5-7B-Instruct-Q4_K_M.gguf", ds.models)[0] == "qwen2-5-7b"
     assert import_bench.match_model("meta-llama/Llama-3.1-8B", ds.models)[0] == "llama-3-1-8b"
     assert import_bench.match_model("llama 8B Q4_K - Medium", ds.models)[0] is None
+
+
+def test_one_model_in_two_file_types_and_two_models_refused(tmp_path):
+    rows = [json.loads(line) for line in (FIX / "llama-bench.jsonl").read_text().splitlines()]
+    q4 = dict(rows[1], model_filename="/srv/models/Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf",
+              model_type="llama 8B Q4_K - Medium", model_size=4920734720, avg_ts=131.4)
+    path = tmp_path / "two-types.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in [rows[1], q4]) + "\n")
+    rc, out, err = cli(str(path), *SOURCE, "--no-input", "--dry-run")
+    assert rc == 0, err
+    m = by_metric(read(out))
+    assert [(r["weights"], r["value"]) for r in m["decode_tokens_per_s"]] == [("q8_0", 98.52), ("q4_k_m", 131.4)]
+    assert [r["weights"] for r in m["weights_gib"]] == ["q8_0", "q4_k_m"]
+    other = dict(rows[1], model_filename="/srv/models/Qwen2.5-7B-Instruct-Q8_0.gguf", model_type="qwen2 7B Q8_0")
+    path.write_text("\n".join(json.dumps(r) for r in [rows[1], other]) + "\n")
+    rc, out, err = cli(str(path), *SOURCE, "--no-input", "--dry-run")
+    assert rc == 2 and "one model at a time" in err

@@ -398,38 +398,46 @@ def _llama_needs(rows: list[dict], facts: Facts, ds) -> None:
             facts.missing.append(("--gpu", f"'{unknown}' is not a GPU of data/gpus{hint}; its id"))
     if facts.gpus is None and any(_llama_gpus(r, facts)[1] is None for r in rows):
         facts.missing.append(("--gpus", "the output does not say how many GPUs ran it"))
+    bases = {_base(str(r.get("model_type") or "")) for r in rows}
+    if len(bases) > 1:
+        raise BenchInputError(f"the output holds {len(bases)} models ({', '.join(sorted(' '.join(b) for b in bases))}); "
+                              "import one model at a time (split the file)")
+    kinds = {str(r.get("model_type") or "") for r in rows}
+    unknown = sorted(k for k in kinds if gguf_weights(k) is None)
+    if unknown:
+        raise BenchInputError(f"the file type of '{', '.join(unknown)}' is none the estimates know "
+                              f"(they know {', '.join(WEIGHT_FORMATS)})")
+    facts.weights = ", ".join(sorted({gguf_weights(k) for k in kinds}))  # for the title: each row names its own
     if facts.model is None:
-        names = {str(r.get("model_filename") or "") for r in rows} | {str(r.get("model_type") or "") for r in rows}
-        files = {str(r.get("model_filename") or r.get("model_type")) for r in rows}
-        if len(files) > 1:
-            raise BenchInputError(f"the output holds {len(files)} models ({', '.join(sorted(files))}); "
-                               "import one model at a time (split the file)")
+        names = {str(r.get("model_filename") or "") for r in rows} | kinds
         ids, near = set(), set()
         for name in names:
             mid, ns = match_model(name, ds.models)
             if mid:
                 ids.add(mid)
             near.update(ns)
-        if len(ids) == 1:
+        if len(ids) > 1:
+            raise BenchInputError(f"the files name different models ({', '.join(sorted(ids))}); "
+                                  "import one model at a time (split the file)")
+        if ids:
             facts.model = ids.pop()
         else:
-            hint = f" (it may be one of {', '.join(sorted(near | ids)[:5])})" if near or ids else ""
-            facts.missing.append(("--model", f"'{next(iter(files))}' names no model of data/models{hint}; its id "
+            label = sorted(str(r.get("model_filename") or r.get("model_type")) for r in rows)[0]
+            hint = f" (it may be one of {', '.join(sorted(near)[:5])})" if near else ""
+            facts.missing.append(("--model", f"'{label}' names no model of data/models{hint}; its id "
                                              "or Hugging Face repository"))
-    if facts.weights is None:
-        kinds = {str(r.get("model_type") or "") for r in rows}
-        formats = {gguf_weights(k) for k in kinds}
-        if None in formats:
-            bad = ", ".join(k for k in sorted(kinds) if gguf_weights(k) is None)
-            raise BenchInputError(f"the file type of '{bad}' is none the estimates know "
-                               f"(they know {', '.join(WEIGHT_FORMATS)})")
-        facts.weights = formats.pop()
+
+
+def _base(model_type: str) -> tuple[str, ...]:
+    """A model description's architecture and size: the same model in another file type has the same."""
+    m = MODEL_TYPE_RE.match(model_type.strip())
+    return (m["arch"], m["size"]) if m else (model_type,)
 
 
 def _llama_results(rows: list[dict], facts: Facts, ds, warn) -> list[dict]:
     layers = ds.models[facts.model].data.get("layers")
     results: list[dict] = []
-    weights_done = False
+    sized: set[str] = set()
     for i, row in enumerate(rows, start=1):
         where = row.get("where") or f"record {i}"
         n_prompt, n_gen, depth = _int(row.get("n_prompt"), 0), _int(row.get("n_gen"), 0), _int(row.get("n_depth"), 0)
@@ -452,7 +460,8 @@ def _llama_results(rows: list[dict], facts: Facts, ds, warn) -> list[dict]:
             warn(f"{where}: skipped, a KV cache of {type_k}/{type_v} (the results know {', '.join(KV_FORMATS)})")
             continue
         _, gpus = _llama_gpus(row, facts)
-        base = {"gpu": facts.gpu, "gpus": gpus, "model": facts.model, "weights": facts.weights, "kv_cache": type_k}
+        base = {"gpu": facts.gpu, "gpus": gpus, "model": facts.model, "weights": gguf_weights(row["model_type"]),
+                "kv_cache": type_k}
         flash = _flash(row.get("flash_attn"))
         value = float(row["avg_ts"])
         if n_prompt and not n_gen:
@@ -474,8 +483,8 @@ def _llama_results(rows: list[dict], facts: Facts, ds, warn) -> list[dict]:
         if not value > 0:
             warn(f"{where}: skipped, a rate of {value}")
             continue
-        if not weights_done and _int(row.get("model_size"), 0):
-            weights_done = True
+        if row["model_type"] not in sized and _int(row.get("model_size"), 0):
+            sized.add(row["model_type"])
             results.append({**base, "context": 0, "batch": 1, "metric": "weights_gib",
                             "value": round(_int(row["model_size"]) / GIB, 2),
                             "note": f"Size llama-bench reports for the {row.get('model_type')} file"
