@@ -298,11 +298,17 @@ def _add_requests_option(p) -> None:
     p.add_argument("--requests", metavar="FILE.jsonl",
                    help="one JSON object of these options per line (- reads standard input); one JSON result per "
                         "line, in the same order, a bad line answered by {\"error\": ...}")
+    p.set_defaults(options_parser=p)
 
 
 def _require_gpu(args) -> None:
+    """--gpu is required but with --requests: said as argparse says a missing option."""
     if args.gpu is None:
-        raise UsageError("--gpu ID is required (or --requests FILE.jsonl, each line naming its gpu)")
+        said = "the following arguments are required: --gpu (or --requests FILE.jsonl)"
+        parser = getattr(args, "options_parser", None)
+        if parser is None:
+            raise UsageError(said)
+        parser.error(said)
 
 
 def run(args) -> int:
