@@ -254,3 +254,21 @@ def test_one_model_in_two_file_types_and_two_models_refused(tmp_path):
     path.write_text("\n".join(json.dumps(r) for r in [rows[1], other]) + "\n")
     rc, out, err = cli(str(path), *SOURCE, "--no-input", "--dry-run")
     assert rc == 2 and "one model at a time" in err
+
+
+def test_vllm_appended_results_keep_each_concurrency_and_skip_a_bounded_rate(tmp_path):
+    first = json.loads((FIX / "vllm-serve.json").read_text())
+    single = dict(first, max_concurrency=1, output_throughput=151.2)
+    paced = dict(first, request_rate=4.0)
+    path = tmp_path / "appended.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in (single, first, paced)) + "\n")
+    rc, out, err = cli(str(path), *SOURCE, "--no-input", "--dry-run", "--gpu", "h100-sxm", "--gpus", "1",
+                       "--weights", "bf16")
+    assert rc == 0, err
+    assert [(r["batch"], r["value"]) for r in read(out)["results"]] == [(1, 151.2), (16, 623.12)]
+    assert "record 3: skipped" in err and "4.0 per second" in err
+    unset = dict(first, max_concurrency=None)
+    path.write_text(json.dumps(unset))
+    rc, out, err = cli(str(path), *SOURCE, "--no-input", "--dry-run", "--gpu", "h100-sxm", "--gpus", "1",
+                       "--weights", "bf16")
+    assert rc == 2 and "--batch" in err

@@ -563,16 +563,17 @@ def _vllm_needs(rows: list[dict], facts: Facts, ds) -> None:
         facts.weights = _weights_from_name(str(first.get("model_id") or ""))
         if facts.weights is None:
             facts.missing.append(("--weights", "the model id names no weight format; e.g. bf16, fp8, awq"))
-    if facts.batch is None:
-        conc = {r.get("max_concurrency") for r in rows}
-        if len(conc) == 1 and isinstance(next(iter(conc)), int):
-            facts.batch = conc.pop()
-        else:
-            facts.missing.append(("--batch", "the run set no --max-concurrency; the requests in flight at once"))
+    if facts.batch is None and not all(_concurrency(r) for r in rows):
+        facts.missing.append(("--batch", "the run set no --max-concurrency; the requests in flight at once"))
     if facts.runtime_version is None:
         version = str(first.get("version") or first.get("vllm_version") or "")
         if version and version != "N/A":
             facts.runtime_version = version.lstrip("v")
+
+
+def _concurrency(row: dict) -> int | None:
+    value = row.get("max_concurrency")
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
 def _weights_from_name(name: str) -> str | None:
@@ -595,13 +596,14 @@ def _vllm_results(rows: list[dict], facts: Facts, warn) -> list[dict]:
         if not completed or not row.get("output_throughput"):
             warn(f"record {i}: skipped, no completed requests")
             continue
+        batch = _concurrency(row) or facts.batch
         prompt = round(_int(row.get("total_input_tokens"), 0) / completed)
         generated = round(_int(row.get("total_output_tokens"), 0) / completed)
         if prompt < 1 or generated < 1:
             warn(f"record {i}: skipped, no token counts")
             continue
         parts = [f"vLLM serving benchmark, {completed} requests of {prompt} prompt and {generated} generated "
-                 f"tokens on average ({row.get('dataset_name') or 'dataset not named'}), {facts.batch} at a time; "
+                 f"tokens on average ({row.get('dataset_name') or 'dataset not named'}), {batch} at a time; "
                  "output tokens per second of the whole run"]
         for key, label in (("median_ttft_ms", "median TTFT"), ("median_tpot_ms", "median TPOT")):
             if isinstance(row.get(key), (int, float)):
@@ -611,7 +613,7 @@ def _vllm_results(rows: list[dict], facts: Facts, warn) -> list[dict]:
         if row.get("date"):
             parts.append(f"run {row['date']}")
         results.append({"gpu": facts.gpu, "gpus": facts.gpus, "model": facts.model, "weights": facts.weights,
-                        "context": prompt, "batch": facts.batch, "generated_tokens": generated,
+                        "context": prompt, "batch": batch, "generated_tokens": generated,
                         "metric": "decode_tokens_per_s", "value": round(float(row["output_throughput"]), 2),
                         "note": ("; ".join(parts) + ".")[:600]})
     return results
