@@ -272,3 +272,19 @@ def test_vllm_appended_results_keep_each_concurrency_and_skip_a_bounded_rate(tmp
     rc, out, err = cli(str(path), *SOURCE, "--no-input", "--dry-run", "--gpu", "h100-sxm", "--gpus", "1",
                        "--weights", "bf16")
     assert rc == 2 and "--batch" in err
+
+
+def test_a_file_that_does_not_validate_is_removed_and_exits_1(data, monkeypatch, capsys):
+    real = import_bench.render
+    monkeypatch.setattr(import_bench, "render", lambda doc: real(doc).replace("batch: 1", "batch: 0"))
+    rc = main(["import-bench", str(FIX / "llama-bench.json"), *SOURCE, "--no-input", "--data", str(data),
+               "--id", "broken-import"])
+    err = capsys.readouterr().err
+    assert rc == 1 and "batch" in err and "removed" in err
+    assert not (data / "measurements" / "broken-import.yaml").exists()
+
+
+def test_a_date_in_the_future_exits_2():
+    rc, out, err = cli(str(FIX / "llama-bench.json"), "--source", "https://example.org/x", "--date", "2999-01-01",
+                       "--no-input", "--dry-run")
+    assert rc == 2 and "in the future" in err

@@ -26,6 +26,7 @@ from urllib.parse import urlparse
 
 from ruamel.yaml import YAML
 
+from generator.data.dataset import today_utc
 from generator.data.loader import load_dataset
 from generator.data.records_llm import KV_FORMATS, VERSION_RE, WEIGHT_FORMATS
 from generator.data.schema import ID_RE, URL_RE
@@ -268,9 +269,11 @@ def _url(value: str, ds) -> str:
 
 def _date(value: str, ds) -> str:
     try:
-        _dt.date.fromisoformat(value)
+        day = _dt.date.fromisoformat(value)
     except ValueError:
         raise BenchInputError(f"--date: expected YYYY-MM-DD, got '{value}'") from None
+    if day > today_utc():
+        raise BenchInputError(f"--date: {value} is in the future")
     return value
 
 
@@ -687,8 +690,8 @@ def build(kind: str, rows: list[dict], facts: Facts, ds, interactive: bool, warn
     gpu = ds.gpus[facts.gpu].data.get("name", facts.gpu)
     model = ds.models[facts.model].data.get("name", facts.model)
     tool = "llama-bench" if kind == "llama-bench" else "vLLM serving benchmark"
-    count = {r["gpus"] for r in results}
-    cards = f"{count.pop()}x {gpu}" if len(count) == 1 and max({r["gpus"] for r in results}) > 1 else gpu
+    counts = {r["gpus"] for r in results}
+    cards = f"{min(counts)}x {gpu}" if len(counts) == 1 and min(counts) > 1 else gpu
     title = facts.title or f"{tool}: {model} ({facts.weights}) on {cards}"
     return {"title": title, "url": facts.source, "publisher": facts.publisher, "date": facts.date,
             "runtime": "llama.cpp" if kind == "llama-bench" else "vllm", "runtime_version": facts.runtime_version,
