@@ -70,7 +70,7 @@ def whole(text: str) -> int:
 def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser("estimate", help="estimate memory, decode/prefill speed or relative training throughput "
                                                "of an LLM on a GPU, with the measured error of each figure")
-    p.add_argument("--gpu", required=True, help="GPU id, e.g. rtx-4090")
+    p.add_argument("--gpu", help="GPU id, e.g. rtx-4090 (required but with --requests)")
     p.add_argument("--gpus", type=whole, default=DEFAULTS["gpus"], help=f"number of GPUs (default {DEFAULTS['gpus']})")
     p.add_argument("--model", help="model id from data/models, e.g. llama-3-1-8b, or its Hugging Face repository "
                                     "(hf_repo), e.g. Qwen/Qwen3-32B")
@@ -112,6 +112,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--reference", help="reference GPU id (default: the latest revision's, rtx-4090)")
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.add_argument("--data", default="data", help=argparse.SUPPRESS)
+    _add_requests_option(p)
     p.set_defaults(func=run)
     return p
 
@@ -293,8 +294,30 @@ def _run(args) -> int:
     return 0
 
 
+def _add_requests_option(p) -> None:
+    p.add_argument("--requests", metavar="FILE.jsonl",
+                   help="one JSON object of these options per line (- reads standard input); one JSON result per "
+                        "line, in the same order, a bad line answered by {\"error\": ...}")
+    p.set_defaults(options_parser=p)
+
+
+def _require_gpu(args) -> None:
+    """--gpu is required but with --requests: said as argparse says a missing option."""
+    if args.gpu is None:
+        said = "the following arguments are required: --gpu (or --requests FILE.jsonl)"
+        parser = getattr(args, "options_parser", None)
+        if parser is None:
+            raise UsageError(said)
+        parser.error(said)
+
+
 def run(args) -> int:
+    if getattr(args, "requests", None) is not None:
+        from generator.cli.estimate_batch import run_requests
+
+        return run_requests(args)
     try:
+        _require_gpu(args)
         return _run(args)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -215,6 +215,8 @@ def main(argv=None) -> int:
 
     from generator.cli.estimate import add_parser as add_estimate_parser
     add_estimate_parser(sub)
+    from generator.cli.import_bench import add_parser as add_import_bench_parser
+    add_import_bench_parser(sub)
     args = parser.parse_args(argv)
     try:
         return args.func(args)
