@@ -131,23 +131,33 @@ def _lift_first_comment(seq: CommentedSeq, i: int) -> None:
         entry[1] = None
 
 
-def reorder(value, t) -> None:
-    """Put record keys in schema order, recursively; unknown keys keep their place at the end."""
+def _concrete(t, value):
+    """The type that applies to ``value``: a lazy type resolved, a one-of type's matching branch."""
     if isinstance(t, Lazy):
         t = t.resolve()
     if isinstance(t, OneOf):
         t = t.second if t.pick_second(value) else t.first
         if isinstance(t, Lazy):
             t = t.resolve()
+    return t
+
+
+def _reorder_record(value: CommentedMap, t: Record) -> None:
+    order = [k for k in t.fields if k in value] + [k for k in value if k not in t.fields]
+    if order != list(value):
+        _keep_comments_with_keys(value, order)
+        for key in order:
+            value.move_to_end(key)
+    for key, spec in t.fields.items():
+        if key in value:
+            reorder(value[key], spec.type)
+
+
+def reorder(value, t) -> None:
+    """Put record keys in schema order, recursively; unknown keys keep their place at the end."""
+    t = _concrete(t, value)
     if isinstance(t, Record) and isinstance(value, CommentedMap):
-        order = [k for k in t.fields if k in value] + [k for k in value if k not in t.fields]
-        if order != list(value):
-            _keep_comments_with_keys(value, order)
-            for key in order:
-                value.move_to_end(key)
-        for key, spec in t.fields.items():
-            if key in value:
-                reorder(value[key], spec.type)
+        _reorder_record(value, t)
     elif isinstance(t, List) and isinstance(value, CommentedSeq):
         for i, item in enumerate(value):
             reorder(item, t.item)

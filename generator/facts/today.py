@@ -199,23 +199,24 @@ LEFT_OUT = ("unsupported", "legacy-software", "not-cuda", "no-bf16-flash", "pass
             "no-figure", "stale-price", "no-price")
 
 
-def left_out(row: TodayRow, profile: dict, renting: bool = False) -> str | None:
-    """Why a row is not a pick for a reader, or None (``renting``: price and cooling do not matter)."""
-    if row.support is not None and row.support.status == "unsupported":
-        return "unsupported"
-    if row.support is not None and row.support.status == "legacy":
-        return "legacy-software"
-    if row.buy_usd is None and not renting:
-        return "no-price"
-    if profile.get("needs_cuda") and row.support is not None and not any(
-            d["vendor"] == "nvidia" and not d["legacy"] for d in row.support.details):
+def _software_reason(row: TodayRow, profile: dict) -> str | None:
+    """What today's software says against a card for this reader: not run at all, only by older
+    builds, not through CUDA (for readers who ask for it), or, for transformer training, without
+    bf16 or FlashAttention kernels."""
+    s = row.support
+    if s is None:
+        return None
+    if s.status != "current":
+        return "unsupported" if s.status == "unsupported" else "legacy-software"
+    if profile.get("needs_cuda") and not any(d["vendor"] == "nvidia" and not d["legacy"] for d in s.details):
         return "not-cuda"
-    if FIGURE_OF[profile["workload"]] == "training" and profile["workload"] == "transformer" and row.support is not None:
-        feats = row.support.features
-        if not (feats.get("bf16") and feats.get("flash_attention")):
-            return "no-bf16-flash"
-    if renting:
-        return "too-little-memory" if profile.get("memory_gb") and row.memory_gb < profile["memory_gb"] else None
+    if profile["workload"] == "transformer" and not (s.features.get("bf16") and s.features.get("flash_attention")):
+        return "no-bf16-flash"
+    return None
+
+
+def _purchase_reason(row: TodayRow, profile: dict) -> str | None:
+    """What the reader's constraints say against buying the card."""
     if row.cooling == "passive" and row.segment not in DESKTOP_SEGMENTS:
         return "passive-cooling"
     if profile.get("memory_gb") and row.memory_gb < profile["memory_gb"]:
@@ -224,9 +225,17 @@ def left_out(row: TodayRow, profile: dict, renting: bool = False) -> str | None:
         return "over-budget"
     if not row.per_dollar.get(FIGURE_OF[profile["workload"]]):
         return "no-figure"
-    if row.stale:
-        return "stale-price"
-    return None
+    return "stale-price" if row.stale else None
+
+
+def left_out(row: TodayRow, profile: dict, renting: bool = False) -> str | None:
+    """Why a row is not a pick for a reader, or None (``renting``: price and cooling do not matter)."""
+    if row.buy_usd is None and not renting and (row.support is None or row.support.status == "current"):
+        return "no-price"
+    why = _software_reason(row, profile)
+    if why or not renting:
+        return why or ("no-price" if row.buy_usd is None else _purchase_reason(row, profile))
+    return "too-little-memory" if profile.get("memory_gb") and row.memory_gb < profile["memory_gb"] else None
 
 
 @dataclass
