@@ -22,6 +22,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import urlparse
 
 from ruamel.yaml import YAML
@@ -75,47 +76,71 @@ def _params(text: str) -> int:
     return int(_number(value) * {"B": 1e9, "M": 1e6}[unit])
 
 
+def _md_test(value: str) -> dict:
+    m = TEST_RE.match(value)
+    if not m or not (m["pp"] or m["tg"]):
+        raise ValueError(f"test '{value}'")
+    return {"n_prompt": int(m["pp"] or 0), "n_gen": int(m["tg"] or 0), "n_depth": int(m["depth"] or 0)}
+
+
+def _md_rate(value: str) -> dict:
+    avg, _, std = value.partition("±")
+    fields = {"avg_ts": _number(avg)}
+    if std.strip():
+        fields["stddev_ts"] = _number(std)
+    return fields
+
+
+# markdown columns that need reading -> the llama-bench fields they give; the others keep their text
+MD_READERS = {
+    "model": lambda value: {"model_type": value},
+    "size": lambda value: {"model_size": _size_bytes(value)},
+    "params": lambda value: {"model_n_params": _params(value)},
+    "test": _md_test,
+    "t/s": _md_rate,
+}
+
+
+def _md_cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip("|").split("|")]
+
+
+def _md_row(header: list[str], cells: list[str], n: int) -> dict:
+    """One table line as llama-bench's JSON fields; BenchInputError naming the line when a cell cannot be read."""
+    row: dict = {"where": f"table line {n}"}
+    try:
+        for col, value in dict(zip(header, cells, strict=True)).items():  # a repeated column: its last cell
+            reader = MD_READERS.get(col)
+            row.update(reader(value) if reader else {MD_COLUMNS.get(col, col): value})
+    except (ValueError, KeyError) as exc:
+        raise BenchInputError(f"table row {n}: cannot read {exc}") from None
+    return row
+
+
+def _md_run(text: str) -> dict:
+    """What the lines around the table say of every row: the build and the devices."""
+    fields: dict = {}
+    build = BUILD_RE.search(text)
+    if build:
+        fields["build_commit"], fields["build_number"] = build["commit"], int(build["number"])
+    devices = DEVICE_RE.findall(text)
+    if devices:
+        fields["gpu_info"] = ", ".join(d.strip() for d in devices)
+    return fields
+
+
 def _markdown_rows(text: str) -> list[dict]:
     lines = [ln.strip() for ln in text.splitlines() if ln.strip().startswith("|")]
     if len(lines) < 3:
         raise BenchInputError("no llama-bench table: a markdown table needs a header, a rule and a row")
-    header = [c.strip() for c in lines[0].strip("|").split("|")]
-    build = BUILD_RE.search(text)
-    devices = DEVICE_RE.findall(text)
+    header = _md_cells(lines[0])
+    around = _md_run(text)
     rows = []
     for n, line in enumerate(lines[2:], start=3):
-        cells = [c.strip() for c in line.strip("|").split("|")]
+        cells = _md_cells(line)
         if len(cells) != len(header) or set("".join(cells)) <= set("-: "):
             continue
-        cell = dict(zip(header, cells, strict=True))
-        row: dict = {"where": f"table line {n}"}
-        try:
-            for col, value in cell.items():
-                if col == "model":
-                    row["model_type"] = value
-                elif col == "size":
-                    row["model_size"] = _size_bytes(value)
-                elif col == "params":
-                    row["model_n_params"] = _params(value)
-                elif col == "test":
-                    m = TEST_RE.match(value)
-                    if not m or not (m["pp"] or m["tg"]):
-                        raise ValueError(f"test '{value}'")
-                    row.update(n_prompt=int(m["pp"] or 0), n_gen=int(m["tg"] or 0), n_depth=int(m["depth"] or 0))
-                elif col == "t/s":
-                    avg, _, std = value.partition("±")
-                    row["avg_ts"] = _number(avg)
-                    if std.strip():
-                        row["stddev_ts"] = _number(std)
-                else:
-                    row[MD_COLUMNS.get(col, col)] = value
-        except (ValueError, KeyError) as exc:
-            raise BenchInputError(f"table row {n}: cannot read {exc}") from None
-        if build:
-            row["build_commit"], row["build_number"] = build["commit"], int(build["number"])
-        if devices:
-            row["gpu_info"] = ", ".join(d.strip() for d in devices)
-        rows.append(row)
+        rows.append({**_md_row(header, cells, n), **around})
     if not rows:
         raise BenchInputError("no llama-bench result rows in the table")
     return rows
@@ -381,26 +406,28 @@ def _llama_gpus(row: dict, facts: Facts) -> tuple[list[str], int | None]:
     return names, len(names) or None
 
 
-def _llama_needs(rows: list[dict], facts: Facts, ds) -> None:
-    if facts.gpu is None:
-        names = sorted({n for r in rows for n in _llama_gpus(r, facts)[0]})
-        ids = {n: match_gpu(n, ds.gpus) for n in names}
-        found = {gid for gid, _ in ids.values() if gid}
-        if len(found) == 1 and all(gid for gid, _ in ids.values()):
-            facts.gpu = found.pop()
-        elif not names:
-            facts.missing.append(("--gpu", "the output names no GPU (a markdown table without the device lines); "
-                                           "a GPU id of data/gpus, e.g. rtx-4090"))
-        elif len(found) > 1:
-            facts.missing.append(("--gpu", f"the run used different GPUs ({', '.join(names)}); a measurement names "
-                                           "one kind: its id, with --gpus"))
-        else:
-            near = sorted({i for _, ns in ids.values() for i in ns})
-            hint = f" (it may be one of {', '.join(near[:5])})" if near else ""
-            unknown = ", ".join(n for n, (gid, _) in ids.items() if not gid)
-            facts.missing.append(("--gpu", f"'{unknown}' is not a GPU of data/gpus{hint}; its id"))
-    if facts.gpus is None and any(_llama_gpus(r, facts)[1] is None for r in rows):
-        facts.missing.append(("--gpus", "the output does not say how many GPUs ran it"))
+def _llama_gpu_need(rows: list[dict], facts: Facts, ds) -> None:
+    """The GPU id from the device names the rows give, else why --gpu is needed."""
+    names = sorted({n for r in rows for n in _llama_gpus(r, facts)[0]})
+    ids = {n: match_gpu(n, ds.gpus) for n in names}
+    found = {gid for gid, _ in ids.values() if gid}
+    if len(found) == 1 and all(gid for gid, _ in ids.values()):
+        facts.gpu = found.pop()
+    elif not names:
+        facts.missing.append(("--gpu", "the output names no GPU (a markdown table without the device lines); "
+                                       "a GPU id of data/gpus, e.g. rtx-4090"))
+    elif len(found) > 1:
+        facts.missing.append(("--gpu", f"the run used different GPUs ({', '.join(names)}); a measurement names "
+                                       "one kind: its id, with --gpus"))
+    else:
+        near = sorted({i for _, ns in ids.values() for i in ns})
+        hint = f" (it may be one of {', '.join(near[:5])})" if near else ""
+        unknown = ", ".join(n for n, (gid, _) in ids.items() if not gid)
+        facts.missing.append(("--gpu", f"'{unknown}' is not a GPU of data/gpus{hint}; its id"))
+
+
+def _llama_file_types(rows: list[dict]) -> set[str]:
+    """The rows' model descriptions: one model, in file types the estimates know; else BenchInputError."""
     bases = {_base(str(r.get("model_type") or "")) for r in rows}
     if len(bases) > 1:
         raise BenchInputError(f"the output holds {len(bases)} models ({', '.join(sorted(' '.join(b) for b in bases))}); "
@@ -410,31 +437,120 @@ def _llama_needs(rows: list[dict], facts: Facts, ds) -> None:
     if unknown:
         raise BenchInputError(f"the file type of '{', '.join(unknown)}' is none the estimates know "
                               f"(they know {', '.join(WEIGHT_FORMATS)})")
+    return kinds
+
+
+def _llama_model_need(rows: list[dict], kinds: set[str], facts: Facts, ds) -> None:
+    """The model id from the rows' file names and descriptions, else why --model is needed."""
+    names = {str(r.get("model_filename") or "") for r in rows} | kinds
+    ids, near = set(), set()
+    for name in names:
+        mid, ns = match_model(name, ds.models)
+        if mid:
+            ids.add(mid)
+        near.update(ns)
+    if len(ids) > 1:
+        raise BenchInputError(f"the files name different models ({', '.join(sorted(ids))}); "
+                              "import one model at a time (split the file)")
+    if ids:
+        facts.model = ids.pop()
+        return
+    label = sorted(str(r.get("model_filename") or r.get("model_type")) for r in rows)[0]
+    hint = f" (it may be one of {', '.join(sorted(near)[:5])})" if near else ""
+    facts.missing.append(("--model", f"'{label}' names no model of data/models{hint}; its id "
+                                     "or Hugging Face repository"))
+
+
+def _llama_needs(rows: list[dict], facts: Facts, ds) -> None:
+    if facts.gpu is None:
+        _llama_gpu_need(rows, facts, ds)
+    if facts.gpus is None and any(_llama_gpus(r, facts)[1] is None for r in rows):
+        facts.missing.append(("--gpus", "the output does not say how many GPUs ran it"))
+    kinds = _llama_file_types(rows)
     facts.weights = ", ".join(sorted({gguf_weights(k) for k in kinds}))  # for the title: each row names its own
     if facts.model is None:
-        names = {str(r.get("model_filename") or "") for r in rows} | kinds
-        ids, near = set(), set()
-        for name in names:
-            mid, ns = match_model(name, ds.models)
-            if mid:
-                ids.add(mid)
-            near.update(ns)
-        if len(ids) > 1:
-            raise BenchInputError(f"the files name different models ({', '.join(sorted(ids))}); "
-                                  "import one model at a time (split the file)")
-        if ids:
-            facts.model = ids.pop()
-        else:
-            label = sorted(str(r.get("model_filename") or r.get("model_type")) for r in rows)[0]
-            hint = f" (it may be one of {', '.join(sorted(near)[:5])})" if near else ""
-            facts.missing.append(("--model", f"'{label}' names no model of data/models{hint}; its id "
-                                             "or Hugging Face repository"))
+        _llama_model_need(rows, kinds, facts, ds)
 
 
 def _base(model_type: str) -> tuple[str, ...]:
     """A model description's architecture and size: the same model in another file type has the same."""
     m = MODEL_TYPE_RE.match(model_type.strip())
     return (m["arch"], m["size"]) if m else (model_type,)
+
+
+def _kv_types(row: dict) -> tuple[str, str]:
+    return str(row.get("type_k") or "f16").lower(), str(row.get("type_v") or "f16").lower()
+
+
+def _llama_unheld(row: dict, layers) -> str | None:
+    """Why the results cannot hold a row's run (not wholly on the GPU, or a KV cache they do not know), else None."""
+    ngl = _int(row.get("n_gpu_layers"))
+    backend = str(row.get("backends") or "")
+    if ngl is None and backend in ("CPU", "BLAS", ""):
+        return f"a run on the CPU ({backend or 'no backend named'})"
+    if ngl is not None and 0 <= ngl < (layers or 0):
+        return f"only {ngl} of {layers} layers on the GPU (the results hold whole-GPU runs)"
+    if _int(row.get("n_cpu_moe"), 0):
+        return f"experts kept on the CPU (n_cpu_moe {row.get('n_cpu_moe')})"
+    if str(row.get("no_kv_offload", "0")).lower() in ("1", "true"):
+        return "the KV cache kept in host memory (no_kv_offload)"
+    type_k, type_v = _kv_types(row)
+    if type_k != type_v or type_k not in KV_FORMATS:
+        return f"a KV cache of {type_k}/{type_v} (the results know {', '.join(KV_FORMATS)})"
+    return None
+
+
+class LlamaTest(NamedTuple):
+    """A llama-bench test as a result: its name, metric, context, further fields and the rate."""
+    name: str
+    metric: str
+    context: int
+    extra: dict
+    value: float
+
+
+def _llama_test(n_prompt: int, n_gen: int, depth: int, rate: float) -> LlamaTest | str:
+    """What a test measured, or why the results cannot hold it."""
+    if n_prompt and not n_gen:
+        if depth:
+            return (f"a prompt of {n_prompt} after {depth} tokens (the results hold prompts "
+                    "from an empty context)")
+        test = LlamaTest(f"pp{n_prompt}", "prefill_tokens_per_s", n_prompt, {}, rate)
+    elif n_gen and not n_prompt:
+        test = LlamaTest(f"tg{n_gen}", "decode_tokens_per_s", depth, {}, rate)
+    elif n_gen and n_prompt and not depth:
+        # llama-bench counts prompt and generated tokens over the whole call; the result counts the generated
+        test = LlamaTest(f"pp{n_prompt}+tg{n_gen}", "decode_tokens_per_s", n_prompt, {"generated_tokens": n_gen},
+                         rate * n_gen / (n_prompt + n_gen))
+    else:
+        return "neither a prompt nor a generation the results can hold"
+    if not test.value > 0:
+        return f"a rate of {test.value}"
+    return test
+
+
+def _llama_size(row: dict, base: dict) -> dict:
+    """The weights_gib result of a row's model file."""
+    params = _int(row.get("model_n_params"))
+    return {**base, "context": 0, "batch": 1, "metric": "weights_gib",
+            "value": round(_int(row["model_size"]) / GIB, 2),
+            "note": f"Size llama-bench reports for the {row.get('model_type')} file"
+                    + (f" ({params / 1e9:.2f} B parameters)." if params else ".")}
+
+
+def _llama_result(row: dict, base: dict, test: LlamaTest, depth: int, flash: bool | None, facts: Facts) -> dict:
+    result = {**base, "context": test.context, "batch": 1, **test.extra}
+    if flash is not None:
+        result["flash_attention"] = flash
+    result.update(metric=test.metric, value=round(test.value, 2))
+    version = _llama_version(row)
+    if version and version != facts.runtime_version:
+        result["runtime_version"] = version
+    result["note"] = _llama_note(row, test.name, depth, _int(row.get("n_gpu_layers")), base["gpus"])
+    if test.extra:
+        result["note"] = (f"{result['note'][:-1]}; llama-bench's {float(row['avg_ts']):.2f} t/s counts prompt and "
+                          "generated tokens alike, the value the generated ones over the whole call.")[:600]
+    return result
 
 
 def _llama_results(rows: list[dict], facts: Facts, ds, warn) -> list[dict]:
@@ -444,67 +560,21 @@ def _llama_results(rows: list[dict], facts: Facts, ds, warn) -> list[dict]:
     for i, row in enumerate(rows, start=1):
         where = row.get("where") or f"record {i}"
         n_prompt, n_gen, depth = _int(row.get("n_prompt"), 0), _int(row.get("n_gen"), 0), _int(row.get("n_depth"), 0)
-        ngl = _int(row.get("n_gpu_layers"))
-        backend = str(row.get("backends") or "")
-        if ngl is None and backend in ("CPU", "BLAS", ""):
-            warn(f"{where}: skipped, a run on the CPU ({backend or 'no backend named'})")
+        unheld = _llama_unheld(row, layers)
+        if unheld:
+            warn(f"{where}: skipped, {unheld}")
             continue
-        if ngl is not None and 0 <= ngl < (layers or 0):
-            warn(f"{where}: skipped, only {ngl} of {layers} layers on the GPU (the results hold whole-GPU runs)")
-            continue
-        if _int(row.get("n_cpu_moe"), 0):
-            warn(f"{where}: skipped, experts kept on the CPU (n_cpu_moe {row.get('n_cpu_moe')})")
-            continue
-        if str(row.get("no_kv_offload", "0")).lower() in ("1", "true"):
-            warn(f"{where}: skipped, the KV cache kept in host memory (no_kv_offload)")
-            continue
-        type_k, type_v = str(row.get("type_k") or "f16").lower(), str(row.get("type_v") or "f16").lower()
-        if type_k != type_v or type_k not in KV_FORMATS:
-            warn(f"{where}: skipped, a KV cache of {type_k}/{type_v} (the results know {', '.join(KV_FORMATS)})")
-            continue
-        _, gpus = _llama_gpus(row, facts)
-        base = {"gpu": facts.gpu, "gpus": gpus, "model": facts.model, "weights": gguf_weights(row["model_type"]),
-                "kv_cache": type_k}
+        base = {"gpu": facts.gpu, "gpus": _llama_gpus(row, facts)[1], "model": facts.model,
+                "weights": gguf_weights(row["model_type"]), "kv_cache": _kv_types(row)[0]}
         flash = _flash(row.get("flash_attn"))
-        value = float(row["avg_ts"])
-        if n_prompt and not n_gen:
-            if depth:
-                warn(f"{where}: skipped, a prompt of {n_prompt} after {depth} tokens (the results hold prompts "
-                     "from an empty context)")
-                continue
-            test, metric, context, extra = f"pp{n_prompt}", "prefill_tokens_per_s", n_prompt, {}
-        elif n_gen and not n_prompt:
-            test, metric, context, extra = f"tg{n_gen}", "decode_tokens_per_s", depth, {}
-        elif n_gen and n_prompt and not depth:
-            # llama-bench counts prompt and generated tokens over the whole call; the result counts the generated
-            test, metric, context = f"pp{n_prompt}+tg{n_gen}", "decode_tokens_per_s", n_prompt
-            extra = {"generated_tokens": n_gen}
-            value = value * n_gen / (n_prompt + n_gen)
-        else:
-            warn(f"{where}: skipped, neither a prompt nor a generation the results can hold")
-            continue
-        if not value > 0:
-            warn(f"{where}: skipped, a rate of {value}")
+        test = _llama_test(n_prompt, n_gen, depth, float(row["avg_ts"]))
+        if isinstance(test, str):
+            warn(f"{where}: skipped, {test}")
             continue
         if row["model_type"] not in sized and _int(row.get("model_size"), 0):
             sized.add(row["model_type"])
-            results.append({**base, "context": 0, "batch": 1, "metric": "weights_gib",
-                            "value": round(_int(row["model_size"]) / GIB, 2),
-                            "note": f"Size llama-bench reports for the {row.get('model_type')} file"
-                                    + (f" ({_int(row.get('model_n_params')) / 1e9:.2f} B parameters)."
-                                       if _int(row.get("model_n_params")) else ".")})
-        result = {**base, "context": context, "batch": 1, **extra}
-        if flash is not None:
-            result["flash_attention"] = flash
-        result.update(metric=metric, value=round(value, 2))
-        version = _llama_version(row)
-        if version and version != facts.runtime_version:
-            result["runtime_version"] = version
-        result["note"] = _llama_note(row, test, depth, ngl, gpus)
-        if extra:
-            result["note"] = (f"{result['note'][:-1]}; llama-bench's {float(row['avg_ts']):.2f} t/s counts prompt and "
-                              "generated tokens alike, the value the generated ones over the whole call.")[:600]
-        results.append(result)
+            results.append(_llama_size(row, base))
+        results.append(_llama_result(row, base, test, depth, flash, facts))
     return results
 
 
@@ -537,31 +607,48 @@ def _llama_note(row: dict, test: str, depth: int, ngl, gpus) -> str:
 
 # ---------------------------------------------------------------- vLLM results
 
+def _vllm_model_need(first: dict, facts: Facts, ds) -> None:
+    mid, near = match_model(str(first.get("model_id") or ""), ds.models)
+    if mid:
+        facts.model = mid
+        return
+    hint = f" (it may be one of {', '.join(near[:5])})" if near else ""
+    facts.missing.append(("--model", f"'{first.get('model_id')}' names no model of data/models{hint}; "
+                                     "its id or Hugging Face repository"))
+
+
+def _vllm_gpu_need(first: dict, facts: Facts, ds) -> None:
+    named = first.get("gpu") or first.get("gpu_name") or first.get("gpu_type")
+    gid = match_gpu(str(named), ds.gpus)[0] if named else None
+    if gid:
+        facts.gpu = gid
+    else:
+        facts.missing.append(("--gpu", "vLLM's results do not name the GPU; a GPU id of data/gpus, e.g. h100-sxm"))
+
+
+def _vllm_gpus_need(first: dict, facts: Facts) -> None:
+    tp = first.get("tensor_parallel_size") or first.get("tp")
+    if tp is not None and str(tp).isdigit():
+        facts.gpus = int(tp)
+    else:
+        facts.missing.append(("--gpus", "vLLM's results do not say how many GPUs served the model"))
+
+
+def _vllm_version(first: dict) -> str | None:
+    version = str(first.get("version") or first.get("vllm_version") or "")
+    return version.lstrip("v") if version and version != "N/A" else None
+
+
 def _vllm_needs(rows: list[dict], facts: Facts, ds) -> None:
     if len({r.get("model_id") for r in rows}) > 1:
         raise BenchInputError("the results hold more than one model; import one model at a time")
     first = rows[0]
     if facts.model is None:
-        mid, near = match_model(str(first.get("model_id") or ""), ds.models)
-        if mid:
-            facts.model = mid
-        else:
-            hint = f" (it may be one of {', '.join(near[:5])})" if near else ""
-            facts.missing.append(("--model", f"'{first.get('model_id')}' names no model of data/models{hint}; "
-                                             "its id or Hugging Face repository"))
+        _vllm_model_need(first, facts, ds)
     if facts.gpu is None:
-        named = first.get("gpu") or first.get("gpu_name") or first.get("gpu_type")
-        gid = match_gpu(str(named), ds.gpus)[0] if named else None
-        if gid:
-            facts.gpu = gid
-        else:
-            facts.missing.append(("--gpu", "vLLM's results do not name the GPU; a GPU id of data/gpus, e.g. h100-sxm"))
+        _vllm_gpu_need(first, facts, ds)
     if facts.gpus is None:
-        tp = first.get("tensor_parallel_size") or first.get("tp")
-        if tp is not None and str(tp).isdigit():
-            facts.gpus = int(tp)
-        else:
-            facts.missing.append(("--gpus", "vLLM's results do not say how many GPUs served the model"))
+        _vllm_gpus_need(first, facts)
     if facts.weights is None:
         facts.weights = _weights_from_name(str(first.get("model_id") or ""))
         if facts.weights is None:
@@ -569,9 +656,7 @@ def _vllm_needs(rows: list[dict], facts: Facts, ds) -> None:
     if facts.batch is None and not all(_concurrency(r) for r in rows):
         facts.missing.append(("--batch", "the run set no --max-concurrency; the requests in flight at once"))
     if facts.runtime_version is None:
-        version = str(first.get("version") or first.get("vllm_version") or "")
-        if version and version != "N/A":
-            facts.runtime_version = version.lstrip("v")
+        facts.runtime_version = _vllm_version(first)
 
 
 def _concurrency(row: dict) -> int | None:
