@@ -312,10 +312,8 @@ def _require_gpu(args) -> None:
 
 
 def run(args) -> int:
-    if getattr(args, "requests", None) is not None:
-        from generator.cli.estimate_batch import run_requests
-
-        return run_requests(args)
+    """One estimate from the options (``--requests`` is answered by generator/cli/estimate_batch.py,
+    which the command line calls instead: generator/cli/main.py)."""
     try:
         _require_gpu(args)
         return _run(args)

@@ -18,7 +18,9 @@ import json
 import sys
 from pathlib import Path
 
+from generator.cli.estimate import UsageError, _check_input, _estimate, _finite, add_parser, message
 from generator.data.loader import load_dataset
+from generator.estimate.engine import EstimateError
 from generator.facts.derive import derive
 
 # options of the command line that are not a request's: how and from where the batch is read
@@ -41,8 +43,6 @@ class _LineParser(argparse.ArgumentParser):
 
 def _request_parser() -> argparse.ArgumentParser:
     """A fresh copy of ``estimate``'s options, the very declarations of the command line."""
-    from generator.cli.estimate import add_parser
-
     holder = argparse.ArgumentParser(add_help=False)
     return add_parser(holder.add_subparsers(parser_class=_LineParser))
 
@@ -92,8 +92,6 @@ def _argv(request, options: dict[str, argparse.Action]) -> list[str]:
 
 def answer(line: str, parser, options, facts) -> dict:
     """The result of one line, or its error as ``{"error": ...}``."""
-    from generator.cli.estimate import UsageError, _check_input, _estimate, _finite, message
-    from generator.estimate.engine import EstimateError
 
     if not line.strip():
         return {"error": "blank line: each line is one JSON object of options"}

@@ -144,6 +144,17 @@ def cmd_new(args) -> int:
     return run(args)
 
 
+def cmd_estimate(args) -> int:
+    """One estimate, or with --requests one per line of a file (generator/cli/estimate_batch.py)."""
+    if getattr(args, "requests", None) is not None:
+        from generator.cli.estimate_batch import run_requests
+
+        return run_requests(args)
+    from generator.cli.estimate import run
+
+    return run(args)
+
+
 def cmd_check_specs(args) -> int:
     from generator.cli.checkspecs import run
 
@@ -214,7 +225,7 @@ def main(argv=None) -> int:
     p.set_defaults(func=cmd_check_specs)
 
     from generator.cli.estimate import add_parser as add_estimate_parser
-    add_estimate_parser(sub)
+    add_estimate_parser(sub).set_defaults(func=cmd_estimate)
     from generator.cli.import_bench import add_parser as add_import_bench_parser
     add_import_bench_parser(sub)
     args = parser.parse_args(argv)
