@@ -14,8 +14,10 @@ a third of it).
 
 KV cache (``kv_cache_bytes``): per token, full-attention layers hold 2 x kv_heads x head_dim
 values, sliding-window layers hold at most ``sliding_window`` tokens, MLA layers (DeepSeek)
-hold one compressed latent of kv_lora_rank + qk_rope_head_dim values. Times batch (concurrent
-sequences) and the bytes of the KV precision.
+hold one compressed latent of kv_lora_rank + qk_rope_head_dim values (and, with sparse attention,
+the indexer's key of index_head_dim). Times batch (concurrent sequences) and the bytes of the KV
+precision. Only attention layers count (``architecture.attention_layers``); the state layers of a
+hybrid model add their fixed state (``architecture.state_bytes``) per sequence.
 
 Workspace (``workspace``), per GPU:
 - llama.cpp: the compute buffer of one micro-batch u = min(512, context x batch) tokens: f32 logits

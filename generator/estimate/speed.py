@@ -5,6 +5,7 @@ once and the KV cache of every sequence:
 
     bytes = head + attention/dense weights + routed experts x (1 - (1 - k/E)^batch)
             + batch x KV(context) x (kv_factor + copies x (query heads / KV heads - 1))
+            + 2 x state (the state layers' fixed state, read and written back)
     step  = max(bytes_gpu / (bandwidth x eff_bw) + bytes_cpu / (cpu_bandwidth x eff_cpu),
                 2 x active_params x batch / (matrix_tflops x eff_compute))
             + overhead_s + overhead_s_per_layer x layers + overhead_s_per_expert x expert runs
@@ -38,7 +39,11 @@ Prefill is compute-bound: a prompt of n tokens (x batch) costs
 
     FLOPs = 2 x active_params (without untied embeddings) x n x batch + batch x layers x 4 x heads x head_dim x S(n)
 
-with S(n) = n^2 / 2 for causal attention and n w - w^2 / 2 for a sliding window w < n. Time =
+with S(n) = n^2 / 2 for causal attention and n w - w^2 / 2 for a sliding window w < n, over the
+attention layers only; sparse attention takes S(n) with w = index_topk and adds its indexer's
+2 x index_heads x index_head_dim x n^2 / 2, and state layers add 4 x recurrent values x n each
+(``architecture.state_flops``). KV(context) of a decode step with sparse attention is the
+indexer keys of the whole context and the latents of at most index_topk tokens. Time =
 max(FLOPs / (matrix_tflops x eff_compute), weight reads / (bandwidth x eff_bw)) where the weights
 are read once per micro-batch (llama.cpp's 512 tokens, vLLM's 8192, the whole prompt elsewhere).
 Matrix throughput is the GPU's dense ``fp16_tensor_tflops``, else ``fp32_tflops`` (no tensor units,
