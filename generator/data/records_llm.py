@@ -117,7 +117,8 @@ def rule_layer_kinds(model, ctx, kp):
     layers, state, mlp_only = model.get("layers"), model.get("state_layers"), model.get("mlp_only_layers")
     kind = model.get("state_kind")
     if (state is None) != (kind is None):
-        ctx.err(kp, "state layers give both state_layers and state_kind")
+        ctx.err(kp + ("state_layers" if state is not None else "state_kind",),
+                "state layers give both state_layers and state_kind")
     if layers is not None and (state or 0) + (mlp_only or 0) > layers:
         ctx.err(kp + ("state_layers" if state else "mlp_only_layers",),
                 f"{state or 0} state layers and {mlp_only or 0} MLP-only blocks exceed the {layers} layers")
@@ -128,14 +129,20 @@ def rule_layer_kinds(model, ctx, kp):
     needs = STATE_KINDS.get(kind, []) if kind else []
     for name in needs:
         if model.get(name) is None:
-            ctx.err(kp, f"state_kind {kind} needs {name}")
+            ctx.err(kp + ("state_kind",), f"state_kind {kind} needs {name}")
     for name in STATE_FIGURES:
-        if model.get(name) is not None and name not in needs:
-            takes = ", ".join(needs) or "none of the state figures"
-            ctx.err(kp + (name,), f"{name} does not apply to state_kind {kind or '(none)'}, which takes {takes}")
+        if model.get(name) is None or name in needs:
+            continue
+        if kind is None:
+            if state is None:
+                ctx.err(kp + (name,), f"{name} describes state layers: give state_layers and state_kind")
+        else:
+            ctx.err(kp + (name,), f"{name} does not apply to state_kind {kind}, which takes {', '.join(needs)}")
     given = [n for n in INDEX_FIELDS if model.get(n) is not None]
     if given and len(given) < len(INDEX_FIELDS):
-        ctx.err(kp, "sparse attention gives index_topk, index_heads and index_head_dim together")
+        missing = ", ".join(n for n in INDEX_FIELDS if n not in given)
+        ctx.err(kp + (given[0],), f"sparse attention gives index_topk, index_heads and index_head_dim together "
+                                  f"({missing} missing)")
     if given and model.get("attention") != "mla":
         ctx.err(kp + (given[0],), "sparse attention (the indexer) is recorded for attention: mla only")
 
