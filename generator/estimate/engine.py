@@ -105,7 +105,8 @@ def check_layer_kinds(model: dict) -> None:
         raise EstimateError("est.err.layer_kinds")
     if state:
         needs = STATE_KINDS.get(model.get("state_kind"))
-        if needs is None or any(not (isinstance(model.get(n), int) and model[n] > 0) for n in needs):
+        if needs is None or any(not (isinstance(model.get(n), int) and not isinstance(model[n], bool)
+                                     and 0 < model[n] <= TABLES["state"]["max_figure"]) for n in needs):
             raise EstimateError("est.err.layer_kinds")
 
 

@@ -564,7 +564,8 @@ export function checkLayerKinds(model) {
   if (count("state_layers") + count("mlp_only_layers") > model.layers) throw new EstimateError("est.err.layer_kinds");
   if (count("state_layers")) {
     const needs = Object.hasOwn(STATE_KINDS, model.state_kind) ? STATE_KINDS[model.state_kind] : null;
-    if (!needs || needs.some((n) => !(Number.isInteger(model[n]) && model[n] > 0))) throw new EstimateError("est.err.layer_kinds");
+    const ok = (v) => Number.isInteger(v) && v > 0 && v <= TABLES.state.max_figure;
+    if (!needs || needs.some((n) => !ok(model[n]))) throw new EstimateError("est.err.layer_kinds");
   }
 }
 
