@@ -35,7 +35,8 @@ def test_python_reads_the_fixture_as_recorded(case):
 @pytest.mark.parametrize("case", RECORDS, ids=[c["id"] for c in RECORDS])
 def test_each_config_gives_back_its_record(case):
     record = UPDATE.record(case["record"])
-    assert UPDATE.config_of(record) == case["config"], "rewrite the fixture: python tests/fixtures/update_hf_configs.py"
+    if not case.get("as_published"):  # the others are written from the record
+        assert UPDATE.config_of(record) == case["config"], "rewrite the fixture: python tests/fixtures/update_hf_configs.py"
     model = hfconfig.architecture_from_config(case["config"])
     for name in FIXTURE["engine_fields"]:
         if record.get(name) is not None:

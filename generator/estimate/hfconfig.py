@@ -16,7 +16,8 @@ What is read (a multimodal config's ``text_config`` first, then the top level):
   shared_expert_intermediate_size / shared_intermediate_size above 0 as one shared expert;
   first_k_dense_replace leading dense layers. With no dense layer the recorded
   intermediate_size is the expert's width, as the catalogue records it (Llama 4 with
-  interleave_moe_layer_step above 1: intermediate_size_mlp);
+  interleave_moe_layer_step above 1: intermediate_size_mlp); LFM2's block_ff_dim is cut to two
+  thirds and rounded up to block_multiple_of where block_auto_adjust_ff_dim says so;
 - MLA: kv_lora_rank and qk_rope_head_dim (head_dim = qk_nope_head_dim + qk_rope_head_dim);
   DeepSeek Sparse Attention: index_topk, index_n_heads, index_head_dim;
 - windows: sliding_window with layer_types ("sliding_attention"), sliding_window_pattern (every
@@ -166,6 +167,20 @@ def _windows(c: dict, layers: int, attention: int, listed) -> tuple[int, int] | 
     return window, attention
 
 
+def _mlp_width(c: dict):
+    """intermediate_size; LFM2's block_ff_dim, cut to two thirds and rounded up to block_multiple_of
+    where block_auto_adjust_ff_dim says so."""
+    width = _whole(c, "block_ff_dim", "intermediate_size")
+    if width and c.get("block_auto_adjust_ff_dim") is True:
+        width = int(2 * width / 3)
+        multiplier = c.get("block_ffn_dim_multiplier")
+        if isinstance(multiplier, (int, float)) and not isinstance(multiplier, bool) and multiplier > 0:
+            width = int(multiplier * width)
+        step = _whole(c, "block_multiple_of", default=256)
+        width = step * -(-width // step)
+    return width
+
+
 def architecture_from_config(config) -> dict:
     """The engine's fields of the model a config describes, parameters aside."""
     c = _flat(config)
@@ -186,14 +201,14 @@ def architecture_from_config(config) -> dict:
         model["attention"] = "mha" if kv == heads else "mqa" if kv == 1 else "gqa"
     n_exp = _whole(c, "num_experts", "n_routed_experts", "num_local_experts")
     dense = _count0(c, "first_k_dense_replace")
-    inter = _whole(c, "intermediate_size")
+    inter = _mlp_width(c)
     if n_exp:
         per_token = _whole(c, "num_experts_per_tok", required=True)
         width = _whole(c, "moe_intermediate_size") or inter
         if width is None:
             raise ConfigError("missing", "moe_intermediate_size")
         shared = _count0(c, "n_shared_experts", "num_shared_experts")
-        if not shared and (_whole(c, "shared_expert_intermediate_size", "shared_intermediate_size") or 0) > 0:
+        if not shared and _count0(c, "shared_expert_intermediate_size", "shared_intermediate_size") > 0:
             shared = 1
         step = _whole(c, "interleave_moe_layer_step", default=1)
         if step > 1:
@@ -278,7 +293,7 @@ def parameters_from_config(config) -> dict:
         n_exp, k, width = m["experts"], m["experts_per_token"], m["moe_intermediate_size"]
         step = _whole(c, "interleave_moe_layer_step", default=1)
         moe_layers = (mlp_layers - m["dense_layers"]) // step if step > 1 else mlp_layers - m["dense_layers"]
-        shared_width = _whole(c, "shared_expert_intermediate_size", "shared_intermediate_size") or width
+        shared_width = _count0(c, "shared_expert_intermediate_size", "shared_intermediate_size") or width
         expert = matrices * h * width
         total += moe_layers * (n_exp * expert + m["shared_experts"] * matrices * h * shared_width + h * n_exp)
         total += (mlp_layers - moe_layers) * matrices * h * m["intermediate_size"]

@@ -93,6 +93,19 @@ function windows(c, attention, listed) {
   return [window, attention];
 }
 
+/** intermediate_size; LFM2's block_ff_dim, cut to two thirds and rounded up where block_auto_adjust_ff_dim says so. */
+function mlpWidth(c) {
+  let width = whole(c, ["block_ff_dim", "intermediate_size"]);
+  if (width && c.block_auto_adjust_ff_dim === true) {
+    width = Math.trunc(2 * width / 3);
+    const multiplier = c.block_ffn_dim_multiplier;
+    if (typeof multiplier === "number" && multiplier > 0) width = Math.trunc(multiplier * width);
+    const step = whole(c, ["block_multiple_of"], { dflt: 256 });
+    width = step * Math.ceil(width / step);
+  }
+  return width;
+}
+
 /** The engine's fields of the model a config describes, parameters aside. */
 export function architectureFromConfig(config) {
   const c = flat(config);
@@ -114,13 +127,13 @@ export function architectureFromConfig(config) {
   }
   const nExp = whole(c, ["num_experts", "n_routed_experts", "num_local_experts"]);
   const dense = count0(c, "first_k_dense_replace");
-  let inter = whole(c, ["intermediate_size"]);
+  let inter = mlpWidth(c);
   if (nExp) {
     const perToken = whole(c, ["num_experts_per_tok"], { required: true });
     const width = whole(c, ["moe_intermediate_size"]) || inter;
     if (!given(width)) throw new ConfigError("missing", "moe_intermediate_size");
     let shared = count0(c, "n_shared_experts", "num_shared_experts");
-    if (!shared && (whole(c, ["shared_expert_intermediate_size", "shared_intermediate_size"]) || 0) > 0) shared = 1;
+    if (!shared && count0(c, "shared_expert_intermediate_size", "shared_intermediate_size") > 0) shared = 1;
     const step = whole(c, ["interleave_moe_layer_step"], { dflt: 1 });
     if (step > 1) inter = whole(c, ["intermediate_size_mlp"], { required: true });
     else if (!dense) inter = width;
@@ -196,7 +209,7 @@ export function parametersFromConfig(config) {
     const nExp = m.experts, k = m.experts_per_token, width = m.moe_intermediate_size;
     const step = whole(c, ["interleave_moe_layer_step"], { dflt: 1 });
     const moeLayers = step > 1 ? Math.floor((mlpLayers - m.dense_layers) / step) : mlpLayers - m.dense_layers;
-    const sharedWidth = whole(c, ["shared_expert_intermediate_size", "shared_intermediate_size"]) || width;
+    const sharedWidth = count0(c, "shared_expert_intermediate_size", "shared_intermediate_size") || width;
     const expert = matrices * h * width;
     total += moeLayers * (nExp * expert + m.shared_experts * matrices * h * sharedWidth + h * nExp);
     total += (mlpLayers - moeLayers) * matrices * h * m.intermediate_size;
