@@ -850,3 +850,56 @@ def test_llm_card_table_holds_first_then_counts(server, page):
     rows = root_of(page, "llm").locator('[data-wg-out="fit"] tr')
     assert rows.count() == len(cards)
     assert rows.first.locator("a").inner_text() == holds[0]["name"]
+
+
+HF_CONFIGS = {c["id"]: c for c in json.loads((ROOT / "tests" / "fixtures" / "hf_configs.json").read_text(
+    encoding="utf-8"))["cases"]}
+
+
+def test_llm_pasted_config_fills_the_custom_architecture(server, page):
+    from generator.estimate import hfconfig, memory
+
+    page.goto(server + LLM_URL)
+    wait_ready(page, "llm")
+    scope = root_of(page, "llm")
+    box = scope.locator("[data-wg-config]")
+    assert scope.locator(f'label[for="{box.get_attribute("id")}"]').inner_text().strip() == "Paste a config.json"
+    config = HF_CONFIGS["qwen3-next-80b-a3b"]["config"]
+    llm_field(page, "context").fill("131072")
+    box.fill(json.dumps(config, indent=2))
+    scope.locator("[data-wg-config-read]").click()
+    assert llm_out(page, "config_status") == ("Read: 48 layers, 12 of them with a KV cache. "
+                                              "The fields above now describe this model.")
+    assert llm_field(page, "custom").is_checked()
+    assert llm_field(page, "layers").input_value() == "48" and llm_field(page, "experts").input_value() == "512"
+    assert llm_field(page, "params").input_value() == "79.57"
+    r = last(page, "llm")
+    assert r is not None and r["basis"]["model"] is None
+    # the cache of the 12 attention layers plus the 36 Gated DeltaNet states, as Python counts it
+    assert r["memory"]["kv_cache_bytes"] == memory.kv_cache_bytes(hfconfig.model_from_config(config), 131072, 1, "f16")
+    dense = dict(hfconfig.model_from_config(config), state_layers=None)
+    assert r["memory"]["kv_cache_bytes"] < memory.kv_cache_bytes(dense, 131072, 1, "f16") / 3.5
+    # a config without a field the estimate needs: a message naming it, nothing changed, no NaN
+    box.fill('{"hidden_size": 4096, "num_attention_heads": 32}')
+    scope.locator("[data-wg-config-read]").click()
+    assert llm_out(page, "config_status") == "The config does not give num_hidden_layers, which the estimate needs."
+    assert box.get_attribute("aria-invalid") == "true"
+    assert last(page, "llm") == r and llm_field(page, "layers").input_value() == "48"
+    box.fill("{not json")
+    scope.locator("[data-wg-config-read]").click()
+    assert llm_out(page, "config_status") == "This text is not valid JSON."
+    assert not NUMERIC.search(scope.inner_text())
+
+
+def test_llm_pasted_config_message_in_korean(server, page):
+    page.goto(server + "/ko" + LLM_URL)
+    wait_ready(page, "llm")
+    scope = root_of(page, "llm")
+    box = scope.locator("[data-wg-config]")
+    box.fill(json.dumps(HF_CONFIGS["layer-types-short"]["config"]))
+    scope.locator("[data-wg-config-read]").click()
+    assert llm_out(page, "config_status") == _ko("calc.llm.config_err_layers").replace("{field}", "layer_types")
+    box.fill(json.dumps(HF_CONFIGS["nemotron-nano-9b-v2"]["config"]))
+    scope.locator("[data-wg-config-read]").click()
+    assert llm_out(page, "config_status") == _ko("calc.llm.config_done").replace("{layers}", "56").replace("{attention}", "4")
+    assert last(page, "llm") is not None

@@ -89,8 +89,14 @@ def test_fixture_covers_every_format_precision_and_feature():
     trained = [c for c in FIXTURE["cases"] if "expect" in c and c["options"].get("mode") not in (None, "inference")]
     assert {c["options"].get("chunked_loss", False) for c in trained} == {True, False}
     assert {c["options"]["mode"] for c in trained if "lora_targets" in c["options"]} == {"lora", "qlora"}
-    for part in ("moe-", "mla-", "sliding-", "multi-gpu-", "unified-", "offload-", "training-", "bad-"):
+    for part in ("moe-", "mla-", "sliding-", "multi-gpu-", "unified-", "offload-", "training-", "bad-", "sparse-attention-",
+                 "bad-state-"):
         assert any(i.startswith(part) for i in ids), part
+    # a golden case for every kind of state layer, on both sides
+    kinds = {FIXTURE["models"][c["model"]].get("state_kind") for c in FIXTURE["cases"]
+             if "expect" in c and isinstance(c["model"], str)}
+    assert set(formats.STATE_KINDS) <= kinds
+    assert any(FIXTURE["models"][c["model"]].get("mlp_only_layers") for c in FIXTURE["cases"] if isinstance(c["model"], str))
 
 
 # ------------------------------------------------------------------ the formulas, by hand

@@ -26,6 +26,7 @@ from generator.estimate.formats import (
     OPTIMIZERS,
     WEIGHT_FORMATS,
 )
+from generator.estimate.hfconfig import ConfigError, model_from_config
 from generator.facts.derive import derive
 
 # the engine's error keys, each with its sentence (docs/assets/js/calc/tables.json)
@@ -74,6 +75,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--gpus", type=whole, default=DEFAULTS["gpus"], help=f"number of GPUs (default {DEFAULTS['gpus']})")
     p.add_argument("--model", help="model id from data/models, e.g. llama-3-1-8b, or its Hugging Face repository "
                                     "(hf_repo), e.g. Qwen/Qwen3-32B")
+    p.add_argument("--config", metavar="FILE", help="a Hugging Face config.json describing the model (parameters counted "
+                   "from its shapes unless --params and --active-params give them)")
     p.add_argument("--params", type=float, help="total parameters, billions")
     p.add_argument("--layers", type=whole)
     p.add_argument("--hidden", type=whole)
@@ -162,6 +165,28 @@ def _custom_model(args) -> dict:
     return model
 
 
+def _config_model(args, arch: list[str]) -> dict:
+    """The model a config.json describes (--config FILE); --params and --active-params may give its parameters."""
+    if args.model:
+        raise UsageError("give either --model or --config, not both")
+    other = [a for a in arch if a not in ("--params", "--active-params")]
+    if other:
+        raise UsageError(f"--config gives the architecture; leave out {' '.join(other)}")
+    path = Path(args.config)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: cannot read it ({exc.strerror if isinstance(exc, OSError) else 'not UTF-8 text'})") from None
+    try:
+        config = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+    try:
+        return model_from_config(config, args.params, args.active_params)
+    except ConfigError as exc:
+        raise UsageError(f"{path}: {exc}") from None
+
+
 def _finite(value) -> bool:
     """No NaN or infinity anywhere in ``value`` (JSON has neither)."""
     if isinstance(value, float):
@@ -243,6 +268,11 @@ def _check_input(args) -> dict | None:
             if getattr(args, n) is not None]
     if args.model and arch:
         raise UsageError(f"give either --model or the architecture ({' '.join(arch)}), not both")
+    if getattr(args, "config", None):
+        model = _config_model(args, arch)
+        check_model(model)
+        check_options(resolve_options(_options(args)), model)
+        return model
     if args.model:
         return None
     model = _custom_model(args)

@@ -50,7 +50,15 @@ MODEL_SOURCED = ("parameters_b", "active_parameters_b", "layers", "hidden_size",
                  "attention_heads", "kv_heads", "head_dim", "vocab_size", "tied_embeddings", "max_context",
                  "experts", "experts_per_token", "shared_experts", "moe_intermediate_size", "dense_layers",
                  "kv_lora_rank", "qk_rope_head_dim", "sliding_window", "sliding_window_layers",
-                 "release_date", "licence")
+                 "release_date", "licence") + (
+                 "state_layers", "state_kind", "state_heads", "state_head_dim", "state_key_heads", "state_key_dim",
+                 "state_groups", "state_conv_kernel", "mlp_only_layers", "mtp_layers", "index_topk", "index_heads",
+                 "index_head_dim", "vision_encoder")
+# the layers whose token mixer keeps a fixed-size state (tables.json's state kinds), and the figures each needs
+STATE_KINDS = formats.STATE_KINDS
+STATE_FIGURES = ("state_heads", "state_head_dim", "state_key_heads", "state_key_dim", "state_groups", "state_conv_kernel")
+INDEX_FIELDS = ("index_topk", "index_heads", "index_head_dim")
+VISION = ("included", "excluded")
 VERSION_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+\-]*$")
 
 
@@ -104,6 +112,41 @@ def rule_window_consistent(model, ctx, kp):
         ctx.err(kp + ("sliding_window_layers",), f"{n} sliding-window layers of {layers} layers")
 
 
+def rule_layer_kinds(model, ctx, kp):
+    """State layers, MLP-only blocks and attention layers add up; each kind of state gives its figures."""
+    layers, state, mlp_only = model.get("layers"), model.get("state_layers"), model.get("mlp_only_layers")
+    kind = model.get("state_kind")
+    if (state is None) != (kind is None):
+        ctx.err(kp + ("state_layers" if state is not None else "state_kind",),
+                "state layers give both state_layers and state_kind")
+    if layers is not None and (state or 0) + (mlp_only or 0) > layers:
+        ctx.err(kp + ("state_layers" if state else "mlp_only_layers",),
+                f"{state or 0} state layers and {mlp_only or 0} MLP-only blocks exceed the {layers} layers")
+    attention = (layers or 0) - (state or 0) - (mlp_only or 0)
+    window_layers = model.get("sliding_window_layers")
+    if layers is not None and window_layers is not None and (state or mlp_only) and window_layers > attention:
+        ctx.err(kp + ("sliding_window_layers",), f"{window_layers} sliding-window layers of {attention} attention layers")
+    needs = STATE_KINDS.get(kind, []) if kind else []
+    for name in needs:
+        if model.get(name) is None:
+            ctx.err(kp + ("state_kind",), f"state_kind {kind} needs {name}")
+    for name in STATE_FIGURES:
+        if model.get(name) is None or name in needs:
+            continue
+        if kind is None:
+            if state is None:
+                ctx.err(kp + (name,), f"{name} describes state layers: give state_layers and state_kind")
+        else:
+            ctx.err(kp + (name,), f"{name} does not apply to state_kind {kind}, which takes {', '.join(needs)}")
+    given = [n for n in INDEX_FIELDS if model.get(n) is not None]
+    if given and len(given) < len(INDEX_FIELDS):
+        missing = ", ".join(n for n in INDEX_FIELDS if n not in given)
+        ctx.err(kp + (given[0],), f"sparse attention gives index_topk, index_heads and index_head_dim together "
+                                  f"({missing} missing)")
+    if given and model.get("attention") != "mla":
+        ctx.err(kp + (given[0],), "sparse attention (the indexer) is recorded for attention: mla only")
+
+
 def rule_model_sourced(model, ctx, kp):
     covered: set[str] = set()
     for src in model.get("sources") or []:
@@ -150,12 +193,27 @@ MODEL = Record({
     "qk_rope_head_dim": _opt_count(4096, "MLA: the rotary part kept beside the compressed cache"),
     "sliding_window": _opt_count(10000000, "window of the sliding-window layers, tokens"),
     "sliding_window_layers": _opt_count(1000, "how many layers use the window"),
+    "state_layers": _opt_count(1000, "layers whose token mixer keeps a fixed-size state instead of a KV cache"),
+    "state_kind": F(Enum(tuple(STATE_KINDS)), required=False, doc="the kind of those layers' state"),
+    "state_heads": _opt_count(100000, "value heads of Gated DeltaNet, Mamba-2 or lightning attention"),
+    "state_head_dim": _opt_count(100000, "width of one of those heads (Mamba-2: mamba_head_dim)"),
+    "state_key_heads": _opt_count(100000, "Gated DeltaNet: key heads (linear_num_key_heads)"),
+    "state_key_dim": _opt_count(100000, "Gated DeltaNet: key head width; Mamba-2: the state size d_state"),
+    "state_groups": _opt_count(100000, "Mamba-2: n_groups"),
+    "state_conv_kernel": _opt_count(1000, "the causal convolution's kernel (LFM2: conv_L_cache)"),
+    "mlp_only_layers": _opt_count(1000, "blocks with an MLP and no token mixer (Nemotron-H); then only they have an MLP"),
+    "mtp_layers": _opt_count(100, "multi-token-prediction layers shipped with the weights, outside layers and parameters_b"),
+    "index_topk": _opt_count(100000000, "sparse attention: tokens each query attends to, picked by the indexer"),
+    "index_heads": _opt_count(10000, "sparse attention: the indexer's heads"),
+    "index_head_dim": _opt_count(100000, "sparse attention: the indexer's key width, cached per token and layer"),
+    "vision_encoder": F(Enum(VISION), required=False,
+                        doc="a multimodal model: whether parameters_b includes its vision encoder"),
     "hf_repo": F(Str(max_len=120, pattern=re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9_.-]+$"),
                      hint="owner/name as on huggingface.co, e.g. Qwen/Qwen3-32B"), required=False,
                  doc="the Hugging Face repository of the weights whose config.json the record follows"),
     "notes": F(Text(max_len=1500), required=False),
     "sources": F(List(MODEL_SOURCE, min_items=1)),
-}, rules=(rule_heads_consistent, rule_experts_consistent, rule_window_consistent, rule_model_sourced))
+}, rules=(rule_heads_consistent, rule_experts_consistent, rule_window_consistent, rule_layer_kinds, rule_model_sourced))
 
 # ---------------------------------------------------------------- measurements
 

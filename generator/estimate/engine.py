@@ -21,6 +21,7 @@ from generator.estimate.formats import (
     MODES,
     OPTIMIZERS,
     RUNTIMES,
+    STATE_KINDS,
     TABLES,
     TRAINING_RUNTIMES,
     WEIGHT_FORMATS,
@@ -92,6 +93,21 @@ def check_model(model: dict) -> None:
         raise EstimateError("est.err.active_above_total")
     if experts is None and active is not None and active != p:
         raise EstimateError("est.err.active_without_experts")
+    check_layer_kinds(model)
+
+
+def check_layer_kinds(model: dict) -> None:
+    """State layers and MLP-only blocks within the layers; state layers of a known kind with its figures."""
+    state, mlp_only = model.get("state_layers") or 0, model.get("mlp_only_layers") or 0
+    if any(not isinstance(v, int) or isinstance(v, bool) or v < 0 for v in (state, mlp_only)):
+        raise EstimateError("est.err.layer_kinds")
+    if state + mlp_only > model["layers"]:
+        raise EstimateError("est.err.layer_kinds")
+    if state:
+        needs = STATE_KINDS.get(model.get("state_kind"))
+        if needs is None or any(not (isinstance(model.get(n), int) and not isinstance(model[n], bool)
+                                     and 0 < model[n] <= TABLES["state"]["max_figure"]) for n in needs):
+            raise EstimateError("est.err.layer_kinds")
 
 
 def resolve_options(options: dict | None) -> dict:

@@ -46,6 +46,10 @@ TABLES: dict = json.loads(TABLES_PATH.read_text(encoding="utf-8"))
 # head: bits of the output head; embed: bits of untied token embeddings.
 WEIGHT_FORMATS: dict[str, dict] = TABLES["weight_formats"]
 KV_BYTES: dict[str, float] = TABLES["kv_cache"]
+# bytes per value of the fixed state of linear-attention / state-space layers (fp32, as llama.cpp
+# and transformers keep it), and the config facts each kind of state needs
+STATE_BYTES: float = TABLES["state"]["bytes"]
+STATE_KINDS: dict[str, list[str]] = TABLES["state"]["kinds"]
 
 _RUNTIME = TABLES["runtimes"]
 RUNTIMES = tuple(_RUNTIME)

@@ -14,8 +14,10 @@ a third of it).
 
 KV cache (``kv_cache_bytes``): per token, full-attention layers hold 2 x kv_heads x head_dim
 values, sliding-window layers hold at most ``sliding_window`` tokens, MLA layers (DeepSeek)
-hold one compressed latent of kv_lora_rank + qk_rope_head_dim values. Times batch (concurrent
-sequences) and the bytes of the KV precision.
+hold one compressed latent of kv_lora_rank + qk_rope_head_dim values (and, with sparse attention,
+the indexer's key of index_head_dim). Times batch (concurrent sequences) and the bytes of the KV
+precision. Only attention layers count (``architecture.attention_layers``); the state layers of a
+hybrid model add their fixed state (``architecture.state_bytes``) per sequence.
 
 Workspace (``workspace``), per GPU:
 - llama.cpp: the compute buffer of one micro-batch u = min(512, context x batch) tokens: f32 logits
@@ -75,6 +77,7 @@ from __future__ import annotations
 
 import math
 
+from generator.estimate.architecture import attention_layers, mlp_layers, sparse_attention, state_bytes
 from generator.estimate.formats import (
     GIB,
     KV_BYTES,
@@ -125,10 +128,11 @@ def param_breakdown(model: dict) -> dict:
             experts = max(0.0, (total - active) / (1 - k / n_exp))
     other = max(0.0, total - embed - head - experts)
     heads, kv, d = model["attention_heads"], model["kv_heads"], model["head_dim"]
-    attention = layers * (2 * hidden * heads * d + 2 * hidden * kv * d)
+    attn_layers = attention_layers(model)
+    attention = attn_layers * (2 * hidden * heads * d + 2 * hidden * kv * d)
     linear = other + experts
     mlp = max(0.0, linear - attention)
-    v_down = min(1.0, (mlp / 3 + layers * hidden * kv * d) / linear) if linear > 0 else 0.0
+    v_down = min(1.0, (mlp / 3 + attn_layers * hidden * kv * d) / linear) if linear > 0 else 0.0
     return {"total": total, "active": active, "embed": embed, "head": head, "experts": experts,
             "other": other, "v_down_share": v_down}
 
@@ -163,18 +167,29 @@ def weights_parts(model: dict, weights: str, runtime: str = "transformers") -> d
 
 
 def kv_values_per_sequence(model: dict, context: float) -> float:
-    """Values the KV cache holds for one sequence of ``context`` tokens."""
-    layers = model["layers"]
+    """Values the KV cache of the attention layers holds for one sequence of ``context`` tokens."""
+    layers = attention_layers(model)
     if model.get("attention") == "mla" and model.get("kv_lora_rank"):
-        return layers * (model["kv_lora_rank"] + _i(model, "qk_rope_head_dim")) * context
+        index = _i(model, "index_head_dim") if sparse_attention(model) else 0
+        return layers * (model["kv_lora_rank"] + _i(model, "qk_rope_head_dim") + index) * context
     per = 2 * model["kv_heads"] * model["head_dim"]
     window = _i(model, "sliding_window")
     sliding = min(layers, _i(model, "sliding_window_layers")) if window else 0
     return per * ((layers - sliding) * context + sliding * min(context, window))
 
 
+def kv_read_values_per_sequence(model: dict, context: float) -> float:
+    """Values of the KV cache a decode step reads for one sequence: all of it, but with sparse
+    attention the indexer keys of the whole context and the latents of at most index_topk tokens."""
+    if not (sparse_attention(model) and model.get("attention") == "mla" and model.get("kv_lora_rank")):
+        return kv_values_per_sequence(model, context)
+    latent = model["kv_lora_rank"] + _i(model, "qk_rope_head_dim")
+    return attention_layers(model) * (model["index_head_dim"] * context + latent * min(context, model["index_topk"]))
+
+
 def kv_cache_bytes(model: dict, context: float, batch: int = 1, kv_cache: str = "f16") -> float:
-    return kv_values_per_sequence(model, context) * KV_BYTES[kv_cache] * batch
+    """The attention layers' KV cache at the KV precision, plus the fixed state of the state layers."""
+    return kv_values_per_sequence(model, context) * KV_BYTES[kv_cache] * batch + state_bytes(model, batch)
 
 
 def kv_share_per_gpu(model: dict, gpus: int, runtime: str) -> float:
@@ -257,6 +272,7 @@ def lora_params(model: dict, rank: int, targets=LORA_TARGETS) -> float:
     sides = {"q": h + heads * d, "o": h + heads * d, "k": h + kv * d, "v": h + kv * d}
     attn = rank * sum(sides[t] for t in LORA_TARGETS[:4] if t in targets)
     mlp_count = sum(1 for t in LORA_TARGETS[4:] if t in targets)
+    attn_layers, layers = attention_layers(model), mlp_layers(model)
     inter = _i(model, "intermediate_size", 4 * h)
     n_exp = _i(model, "experts")
     if n_exp:
@@ -265,7 +281,7 @@ def lora_params(model: dict, rank: int, targets=LORA_TARGETS) -> float:
         mlp = moe_layers * n_exp * mlp_count * rank * (h + size) + (layers - moe_layers) * mlp_count * rank * (h + inter)
     else:
         mlp = layers * mlp_count * rank * (h + inter)
-    return layers * attn + mlp
+    return attn_layers * attn + mlp
 
 
 def frozen_inputs(model: dict, targets, flash_attention: bool = True) -> int:

@@ -5,6 +5,7 @@ once and the KV cache of every sequence:
 
     bytes = head + attention/dense weights + routed experts x (1 - (1 - k/E)^batch)
             + batch x KV(context) x (kv_factor + copies x (query heads / KV heads - 1))
+            + 2 x state (the state layers' fixed state, read and written back)
     step  = max(bytes_gpu / (bandwidth x eff_bw) + bytes_cpu / (cpu_bandwidth x eff_cpu),
                 2 x active_params x batch / (matrix_tflops x eff_compute))
             + overhead_s + overhead_s_per_layer x layers + overhead_s_per_expert x expert runs
@@ -38,7 +39,11 @@ Prefill is compute-bound: a prompt of n tokens (x batch) costs
 
     FLOPs = 2 x active_params (without untied embeddings) x n x batch + batch x layers x 4 x heads x head_dim x S(n)
 
-with S(n) = n^2 / 2 for causal attention and n w - w^2 / 2 for a sliding window w < n. Time =
+with S(n) = n^2 / 2 for causal attention and n w - w^2 / 2 for a sliding window w < n, over the
+attention layers only; sparse attention takes S(n) with w = index_topk and adds its indexer's
+2 x index_heads x index_head_dim x n^2 / 2, and state layers add 4 x recurrent values x n each
+(``architecture.state_flops``). KV(context) of a decode step with sparse attention is the
+indexer keys of the whole context and the latents of at most index_topk tokens. Time =
 max(FLOPs / (matrix_tflops x eff_compute), weight reads / (bandwidth x eff_bw)) where the weights
 are read once per micro-batch (llama.cpp's 512 tokens, vLLM's 8192, the whole prompt elsewhere).
 Matrix throughput is the GPU's dense ``fp16_tensor_tflops``, else ``fp32_tflops`` (no tensor units,
@@ -66,8 +71,9 @@ from __future__ import annotations
 import math
 import re
 
-from generator.estimate.formats import LAYER_SPLIT_RUNTIMES, SERVING_RUNTIMES, TABLES, UBATCH, backend
-from generator.estimate.memory import expert_fraction, kv_cache_bytes, weights_parts
+from generator.estimate.architecture import attention_layers, sparse_attention, state_bytes, state_flops
+from generator.estimate.formats import KV_BYTES, LAYER_SPLIT_RUNTIMES, SERVING_RUNTIMES, TABLES, UBATCH, backend
+from generator.estimate.memory import expert_fraction, kv_read_values_per_sequence, weights_parts
 
 DEFAULT_SPEED = dict(TABLES["speed"])
 DEFAULT_RELATIVE = dict(TABLES["relative"])
@@ -147,9 +153,10 @@ def decode_terms(model: dict, gpu: dict, weights: str, kv_cache: str, context: i
     frac, head_on_gpu = _split(model, w, gpu_layers)
     experts_read = w["experts"] * expert_fraction(model, batch)
     block = w["other"] + experts_read
-    kv = kv_cache_bytes(model, context, batch, kv_cache)
-    gpu_bytes = (block + kv) * frac + (w["head"] if head_on_gpu else 0.0)
-    cpu_bytes = (block + kv) * (1 - frac) + (0.0 if head_on_gpu else w["head"])
+    kv = kv_read_values_per_sequence(model, context) * KV_BYTES[kv_cache] * batch
+    moved = block + kv + 2 * state_bytes(model, batch)  # the state is read and written back
+    gpu_bytes = moved * frac + (w["head"] if head_on_gpu else 0.0)
+    cpu_bytes = moved * (1 - frac) + (0.0 if head_on_gpu else w["head"])
     n = max(1, gpus)
     tensor_parallel = n > 1 and runtime not in LAYER_SPLIT_RUNTIMES
     bw = gpu["memory_bandwidth_gbs"] * 1e9
@@ -182,14 +189,21 @@ def decode_from_terms(t: dict, k: dict) -> float:
 
 
 def attention_flops(model: dict, n: float) -> float:
-    """FLOPs of QK^T and AV for a causal prompt of n tokens, summed over layers."""
-    layers = model["layers"]
+    """FLOPs of QK^T and AV for a causal prompt of n tokens, summed over the attention layers,
+    plus the state layers' token mixing; sparse attention attends to at most index_topk tokens
+    and pays its indexer's scores over the whole prompt."""
+    layers = attention_layers(model)
     per = 4 * model["attention_heads"] * model["head_dim"]
     window = model.get("sliding_window") or 0
     sliding = min(layers, model.get("sliding_window_layers") or 0) if window else 0
     full = n * n / 2
     local = full if n <= window else n * window - window * window / 2
-    return per * ((layers - sliding) * full + sliding * local)
+    flops = per * ((layers - sliding) * full + sliding * local)
+    if sparse_attention(model):
+        topk = model["index_topk"]
+        selected = full if n <= topk else n * topk - topk * topk / 2
+        flops = per * layers * selected + 2 * (model.get("index_heads") or 0) * model["index_head_dim"] * layers * full
+    return flops + state_flops(model, n)
 
 
 def prefill_terms(model: dict, gpu: dict, weights: str, context: int, batch: int, runtime: str,

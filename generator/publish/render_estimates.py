@@ -11,7 +11,10 @@ GIB = 1024 ** 3
 MODEL_FIELDS = ("parameters_b", "active_parameters_b", "layers", "hidden_size", "intermediate_size", "attention",
                 "attention_heads", "kv_heads", "head_dim", "vocab_size", "tied_embeddings", "experts",
                 "experts_per_token", "shared_experts", "moe_intermediate_size", "dense_layers", "kv_lora_rank",
-                "qk_rope_head_dim", "sliding_window", "sliding_window_layers", "max_context", "release_date", "licence")
+                "qk_rope_head_dim", "sliding_window", "sliding_window_layers", "state_layers", "state_kind", "state_heads",
+                "state_head_dim", "state_key_heads", "state_key_dim", "state_groups", "state_conv_kernel",
+                "mlp_only_layers", "mtp_layers", "index_topk", "index_heads", "index_head_dim", "vision_encoder",
+                "max_context", "release_date", "licence")
 # (label, weights, runtime) of the memory table on model pages
 MEMORY_FORMATS = (("Q4_K_M (GGUF)", "q4_k_m", "llama.cpp"), ("Q8_0 (GGUF)", "q8_0", "llama.cpp"),
                   ("BF16", "bf16", "transformers"))
@@ -102,6 +105,10 @@ class EstimatesText:
         value = model[field]
         if field == "attention":
             return self.ui(f"attention.{value}")
+        if field == "state_kind":
+            return self.ui("model.state." + value.replace("-", "_"))
+        if field == "vision_encoder":
+            return self.ui("model.vision." + value)
         if field == "tied_embeddings":
             return self.ui("model.yes" if value else "model.no")
         if field == "release_date":

@@ -31,7 +31,7 @@ test("a model is found by its name, its id or the only name that contains what w
   assert.equal(L.findByName(models, "3.1 8B").item.id, "llama-3-1-8b");
   const many = L.findByName(models, "llama");
   assert.equal(many.item, null);
-  assert.equal(many.matches, 3);
+  assert.equal(many.matches, 4); // Llama 2 7B, 3.1 8B, 3.1 70B and llama-4-scout
   assert.deepEqual(L.findByName(models, ""), { item: null, matches: 0 });
   assert.deepEqual(L.findByName(models, "no such model"), { item: null, matches: 0 });
   assert.deepEqual(L.findByName(models, "..."), { item: null, matches: 0 });
@@ -259,4 +259,48 @@ test("the form's choices and limits are the engine's tables", () => {
   assert.deepEqual(L.ARCH_FIELDS.experts_k, { ...T.limits.model.experts_per_token, optional: true });
   assert.equal(L.RANK_FIELD, T.limits.lora_rank);
   assert.equal(L.MAX_CARDS, T.limits.cards);
+});
+
+// A pasted config.json (hfconfig.mjs through fromConfig) fills the custom architecture and keeps its layer facts.
+const configs = JSON.parse(readFileSync(new URL("../fixtures/hf_configs.json", import.meta.url), "utf8"));
+const configOf = (id) => JSON.stringify(configs.cases.find((c) => c.id === id).config);
+
+test("a pasted config fills the form's fields and keeps the layers' facts", () => {
+  const got = L.fromConfig(configOf("qwen3-next-80b-a3b"));
+  assert.equal(got.fields.layers, "48");
+  assert.equal(got.fields.heads, "16");
+  assert.equal(got.fields.kv_heads, "2");
+  assert.equal(got.fields.experts, "512");
+  assert.equal(got.fields.params, "79.57"); // counted from the shapes, 4 significant digits
+  assert.equal(got.attention, 12);
+  assert.equal(got.facts.state_layers, 36);
+  assert.equal(got.facts.state_kind, "gated-deltanet");
+  // the custom model it gives estimates the cache of the 12 attention layers only
+  const rawFields = { ...raw({ custom: "1", context: "131072" }), ...got.fields };
+  const withFacts = L.evaluate(rawFields, { ...ctx, facts: got.facts });
+  const without = L.evaluate(rawFields, ctx);
+  assert.deepEqual(withFacts.errors, {});
+  const kv = (ev) => ev.result.memory.kv_cache_bytes;
+  assert.ok(kv(withFacts) < kv(without) / 3.5, `${kv(withFacts)} vs ${kv(without)}`);
+  const record = fixture.models["qwen3-next-80b-a3b"];
+  assert.equal(kv(withFacts), E.kvCacheBytes(record, 131072, 1, "f16"));
+});
+
+test("a config the page cannot read names the field, in the form's message keys", () => {
+  assert.deepEqual(L.fromConfig("{"), { error: { key: "calc.llm.config_err_json", params: {} } });
+  assert.deepEqual(L.fromConfig("[]"), { error: { key: "calc.llm.config_err_object", params: {} } });
+  assert.deepEqual(L.fromConfig('{"hidden_size": 4096}'),
+    { error: { key: "calc.llm.config_err_missing", params: { field: "num_hidden_layers" } } });
+  assert.deepEqual(L.fromConfig('{"hidden_size": 4096, "num_hidden_layers": -2}'),
+    { error: { key: "calc.llm.config_err_whole", params: { field: "num_hidden_layers" } } });
+  assert.deepEqual(L.fromConfig(configOf("layer-types-short")),
+    { error: { key: "calc.llm.config_err_layers", params: { field: "layer_types" } } });
+});
+
+test("layer facts of a dense model change nothing, and MLA's are dropped from a model without them", () => {
+  const a = { params: 8.03, layers: 32, hidden: 4096, heads: 32, kv_heads: 8, head_dim: 128, vocab: 128256, inter: 14336 };
+  assert.deepEqual(L.customModel(a, L.layerFacts(llama8)), L.customModel(a));
+  const m = L.customModel(a, { attention: "gqa", kv_lora_rank: 512, state_layers: 8, state_kind: "lightning" });
+  assert.equal(m.kv_lora_rank, undefined);
+  assert.equal(m.state_layers, 8);
 });

@@ -26,6 +26,9 @@ const memoryDefaults = (t) => ({ overhead_bytes: t.overhead_gib * GIB, act_scale
 
 export const WEIGHT_FORMATS = TABLES.weight_formats;
 export const KV_BYTES = TABLES.kv_cache;
+/** Bytes per value of the fixed state of linear-attention / state-space layers, and each kind's config facts. */
+export const STATE_BYTES = TABLES.state.bytes;
+export const STATE_KINDS = TABLES.state.kinds;
 export const RUNTIMES = Object.keys(RUNTIME);
 /** The runtimes the calculator and the command offer. */
 export const OFFERED_RUNTIMES = runtimesWith((t) => t.offered);
@@ -73,6 +76,37 @@ export const defaultWeights = (runtime) => (RUNTIME[runtime] && RUNTIME[runtime]
 export const backend = (gpu) => VENDOR_BACKEND[String(gpu.vendor || "")] || "other";
 const isMla = (m) => m.attention === "mla" && Boolean(m.kv_lora_rank);
 
+// ------------------------------------------------------------------ layer kinds (architecture.py)
+
+/** Layers with attention: all but the state layers and the MLP-only blocks. */
+export const attentionLayers = (model) => model.layers - num(model, "state_layers") - num(model, "mlp_only_layers");
+/** Layers with an MLP: every layer, or only the MLP blocks where the model gives them. */
+export const mlpLayers = (model) => num(model, "mlp_only_layers") || model.layers;
+export const sparseAttention = (model) => Boolean(model.index_topk && model.index_head_dim);
+
+/** [recurrent values, convolution values] of one state layer for one sequence. */
+export function stateParts(model) {
+  const kind = model.state_kind;
+  if (!num(model, "state_layers") || !kind) return [0, 0];
+  const heads = num(model, "state_heads"), dim = num(model, "state_head_dim"), keyDim = num(model, "state_key_dim");
+  const conv = Math.max(0, num(model, "state_conv_kernel") - 1);
+  if (kind === "gated-deltanet") return [heads * keyDim * dim, conv * (2 * num(model, "state_key_heads") * keyDim + heads * dim)];
+  if (kind === "mamba2") return [heads * dim * keyDim, conv * (heads * dim + 2 * num(model, "state_groups") * keyDim)];
+  if (kind === "lightning") return [heads * dim * dim, 0];
+  return [0, conv * model.hidden_size];
+}
+
+export function stateValuesPerLayer(model) {
+  const [recurrent, conv] = stateParts(model);
+  return recurrent + conv;
+}
+
+/** Bytes of the fixed state of every state layer, for `batch` sequences. */
+export const stateBytes = (model, batch = 1) => num(model, "state_layers") * stateValuesPerLayer(model) * STATE_BYTES * batch;
+
+/** FLOPs of the state layers' token mixing over n tokens (update and read of the recurrent state). */
+export const stateFlops = (model, n) => num(model, "state_layers") * 4 * stateParts(model)[0] * n;
+
 // ------------------------------------------------------------------ memory
 
 export function paramBreakdown(model) {
@@ -91,10 +125,11 @@ export function paramBreakdown(model) {
   }
   const other = Math.max(0, total - embed - head - experts);
   const heads = model.attention_heads, kv = model.kv_heads, d = model.head_dim;
-  const attention = layers * (2 * hidden * heads * d + 2 * hidden * kv * d);
+  const attnLayers = attentionLayers(model);
+  const attention = attnLayers * (2 * hidden * heads * d + 2 * hidden * kv * d);
   const linear = other + experts;
   const mlp = Math.max(0, linear - attention);
-  const vDown = linear > 0 ? Math.min(1, (mlp / 3 + layers * hidden * kv * d) / linear) : 0;
+  const vDown = linear > 0 ? Math.min(1, (mlp / 3 + attnLayers * hidden * kv * d) / linear) : 0;
   return { total, active, embed, head, experts, other, v_down_share: vDown };
 }
 
@@ -124,16 +159,27 @@ export function weightsParts(model, weights, runtime = "transformers") {
 }
 
 export function kvValuesPerSequence(model, context) {
-  const layers = model.layers;
-  if (isMla(model)) return layers * (model.kv_lora_rank + num(model, "qk_rope_head_dim")) * context;
+  const layers = attentionLayers(model);
+  if (isMla(model)) {
+    const index = sparseAttention(model) ? num(model, "index_head_dim") : 0;
+    return layers * (model.kv_lora_rank + num(model, "qk_rope_head_dim") + index) * context;
+  }
   const per = 2 * model.kv_heads * model.head_dim;
   const window = num(model, "sliding_window");
   const sliding = window ? Math.min(layers, num(model, "sliding_window_layers")) : 0;
   return per * ((layers - sliding) * context + sliding * Math.min(context, window));
 }
 
+/** Values a decode step reads for one sequence: with sparse attention, every indexer key and at most index_topk latents. */
+export function kvReadValuesPerSequence(model, context) {
+  if (!(sparseAttention(model) && isMla(model))) return kvValuesPerSequence(model, context);
+  const latent = model.kv_lora_rank + num(model, "qk_rope_head_dim");
+  return attentionLayers(model) * (model.index_head_dim * context + latent * Math.min(context, model.index_topk));
+}
+
+/** The attention layers' KV cache at the KV precision, plus the fixed state of the state layers. */
 export function kvCacheBytes(model, context, batch = 1, kvCache = "f16") {
-  return kvValuesPerSequence(model, context) * KV_BYTES[kvCache] * batch;
+  return kvValuesPerSequence(model, context) * KV_BYTES[kvCache] * batch + stateBytes(model, batch);
 }
 
 export function kvSharePerGpu(model, gpus, runtime) {
@@ -194,7 +240,7 @@ export function inferenceMemory(model, weights, kvCache, context, batch, runtime
 }
 
 export function loraParams(model, rank, targets = LORA_TARGETS) {
-  const h = model.hidden_size, heads = model.attention_heads, kv = model.kv_heads, d = model.head_dim, layers = model.layers;
+  const h = model.hidden_size, heads = model.attention_heads, kv = model.kv_heads, d = model.head_dim, layers = mlpLayers(model);
   const sides = { q: h + heads * d, o: h + heads * d, k: h + kv * d, v: h + kv * d };
   let attn = 0;
   for (const t of LORA_TARGETS.slice(0, 4)) if (targets.includes(t)) attn += rank * sides[t];
@@ -209,7 +255,7 @@ export function loraParams(model, rank, targets = LORA_TARGETS) {
   } else {
     mlp = layers * mlpCount * rank * (h + inter);
   }
-  return layers * attn + mlp;
+  return attentionLayers(model) * attn + mlp;
 }
 
 /** Parameters of the model's largest weight matrix: the embedding (or output head) or an MLP projection. */
@@ -342,9 +388,10 @@ export function decodeTerms(model, gpu, weights, kvCache, context, batch, runtim
   const w = weightsParts(model, weights, runtime);
   const [frac, headOnGpu] = split(model, gpuLayers);
   const block = w.other + w.experts * expertFraction(model, batch);
-  const kv = kvCacheBytes(model, context, batch, kvCache);
-  const gpuBytes = (block + kv) * frac + (headOnGpu ? w.head : 0);
-  const cpuBytes = (block + kv) * (1 - frac) + (headOnGpu ? 0 : w.head);
+  const kv = kvReadValuesPerSequence(model, context) * KV_BYTES[kvCache] * batch;
+  const moved = block + kv + 2 * stateBytes(model, batch); // the state is read and written back
+  const gpuBytes = moved * frac + (headOnGpu ? w.head : 0);
+  const cpuBytes = moved * (1 - frac) + (headOnGpu ? 0 : w.head);
   const n = Math.max(1, gpus);
   const tp = n > 1 && !LAYER_SPLIT_RUNTIMES.includes(runtime);
   const bw = gpu.memory_bandwidth_gbs * 1e9;
@@ -381,13 +428,19 @@ export function decodeFromTerms(t, k) {
 }
 
 export function attentionFlops(model, n) {
-  const layers = model.layers;
+  const layers = attentionLayers(model);
   const per = 4 * model.attention_heads * model.head_dim;
   const window = model.sliding_window || 0;
   const sliding = window ? Math.min(layers, model.sliding_window_layers || 0) : 0;
   const full = n * n / 2;
   const local = n <= window ? full : n * window - window * window / 2;
-  return per * ((layers - sliding) * full + sliding * local);
+  let flops = per * ((layers - sliding) * full + sliding * local);
+  if (sparseAttention(model)) {
+    const topk = model.index_topk;
+    const selected = n <= topk ? full : n * topk - topk * topk / 2;
+    flops = per * layers * selected + 2 * (model.index_heads || 0) * model.index_head_dim * layers * full;
+  }
+  return flops + stateFlops(model, n);
 }
 
 export function prefillTerms(model, gpu, weights, context, batch, runtime, gpus = 1, gpuLayers = null, constants = null) {
@@ -499,6 +552,21 @@ export function checkModel(model) {
     throw new EstimateError("est.err.active_above_total");
   }
   if (!given(experts) && given(active) && active !== p) throw new EstimateError("est.err.active_without_experts");
+  checkLayerKinds(model);
+}
+
+/** State layers and MLP-only blocks within the layers; state layers of a known kind with its figures. */
+export function checkLayerKinds(model) {
+  const count = (name) => model[name] || 0;
+  for (const name of ["state_layers", "mlp_only_layers"]) {
+    if (given(model[name]) && !(Number.isInteger(model[name]) && model[name] >= 0)) throw new EstimateError("est.err.layer_kinds");
+  }
+  if (count("state_layers") + count("mlp_only_layers") > model.layers) throw new EstimateError("est.err.layer_kinds");
+  if (count("state_layers")) {
+    const needs = Object.hasOwn(STATE_KINDS, model.state_kind) ? STATE_KINDS[model.state_kind] : null;
+    const ok = (v) => Number.isInteger(v) && v > 0 && v <= TABLES.state.max_figure;
+    if (!needs || needs.some((n) => !ok(model[n]))) throw new EstimateError("est.err.layer_kinds");
+  }
 }
 
 export function resolveOptions(options) {

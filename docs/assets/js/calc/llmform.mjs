@@ -9,6 +9,7 @@ import {
   SERVING_RUNTIMES, VLLM_UTILIZATION, DEFAULTS, LORA_TARGETS, ERRORS,
   run as runEstimate, resolveOptions, inferenceMemory, trainingMemory, usableBytes,
 } from "./estimate.mjs";
+import { readConfig } from "./hfconfig.mjs";
 
 // The choices, their order and the limits come from the engine's tables (tables.json).
 const FORM = TABLES.calculator;
@@ -102,8 +103,40 @@ export function archOf(model) {
   };
 }
 
-/** The model a custom architecture describes: the same dict `python -m generator estimate` builds from its flags. */
-export function customModel(v) {
+/** The facts of a model's layers that the form's fields do not hold: kept beside a custom architecture
+ * started from a catalogue model or a pasted config.json, so that its estimate keeps them. */
+export const LAYER_FACTS = ["attention", "kv_lora_rank", "qk_rope_head_dim", "sliding_window", "sliding_window_layers",
+  "state_layers", "state_kind", "state_heads", "state_head_dim", "state_key_heads", "state_key_dim", "state_groups",
+  "state_conv_kernel", "mlp_only_layers", "index_topk", "index_heads", "index_head_dim", "moe_intermediate_size",
+  "dense_layers", "shared_experts"];
+
+export function layerFacts(model) {
+  const out = {};
+  for (const k of LAYER_FACTS) if (model && model[k] !== null && model[k] !== undefined) out[k] = model[k];
+  return out;
+}
+
+const CONFIG_ERRORS = { json: "calc.llm.config_err_json", not_object: "calc.llm.config_err_object",
+  missing: "calc.llm.config_err_missing", not_whole: "calc.llm.config_err_whole", layer_kinds: "calc.llm.config_err_layers" };
+
+/**
+ * A pasted config.json (hfconfig.mjs) -> {fields: the form's architecture fields as archOf gives them
+ * (parameters counted from the shapes, to 4 significant digits), facts: layerFacts, attention: the
+ * layers with a KV cache} or {error: {key, params}}.
+ */
+export function fromConfig(text) {
+  const r = readConfig(text);
+  if (r.error) return { error: { key: CONFIG_ERRORS[r.error.kind], params: r.error.field ? { field: r.error.field } : {} } };
+  const m = r.model;
+  const short = (x) => Number(x.toPrecision(4));
+  const fields = archOf({ ...m, parameters_b: short(m.parameters_b), active_parameters_b: short(m.active_parameters_b) });
+  const attention = m.layers - (m.state_layers || 0) - (m.mlp_only_layers || 0);
+  return { fields, facts: layerFacts(m), layers: m.layers, attention };
+}
+
+/** The model a custom architecture describes: the same dict `python -m generator estimate` builds from its
+ * flags, with the layer facts (layerFacts) of the model or config it started from. */
+export function customModel(v, facts = null) {
   const model = {
     id: null, parameters_b: v.params, active_parameters_b: v.active ?? v.params, layers: v.layers, hidden_size: v.hidden,
     attention_heads: v.heads, kv_heads: v.kv_heads, head_dim: v.head_dim, vocab_size: v.vocab, tied_embeddings: Boolean(v.tied),
@@ -113,7 +146,10 @@ export function customModel(v) {
     model.experts = v.experts;
     model.experts_per_token = v.experts_k ?? Math.min(2, v.experts);
   }
-  return model;
+  const kept = { ...(facts || {}) };
+  if (!model.experts) for (const k of ["moe_intermediate_size", "dense_layers", "shared_experts"]) delete kept[k];
+  if (kept.attention !== "mla") { delete kept.attention; delete kept.kv_lora_rank; delete kept.qk_rope_head_dim; }
+  return Object.assign(model, kept);
 }
 
 // The field of the form an engine error's {field} names
@@ -189,7 +225,7 @@ export function evaluate(raw, ctx) {
     if (a.heads && a.head_dim && a.hidden && a.heads * a.head_dim !== a.hidden) {
       warnings.arch = { key: "calc.llm.warn_arch", params: { product: a.heads * a.head_dim, hidden: a.hidden } };
     }
-    if (!Object.keys(ARCH_FIELDS).some((k) => errors[k])) model = customModel(a);
+    if (!Object.keys(ARCH_FIELDS).some((k) => errors[k])) model = customModel(a, ctx.facts);
   } else {
     const found = findByName(ctx.models || [], raw.model);
     if (found.item) model = found.item;

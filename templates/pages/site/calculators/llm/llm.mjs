@@ -3,7 +3,7 @@
 // comes from the page's data-m-* attributes; names from the data go in through textContent.
 import {
   evaluate, NAMES, ARCH_FIELDS, runtimesFor, weightsFor, kvFor, defaultWeights, findByName, archOf, cardTable,
-  bandText, limitBytes, MAX_CARDS,
+  bandText, limitBytes, MAX_CARDS, fromConfig, layerFacts,
 } from "./llmform.mjs";
 import { GIB, DEFAULTS } from "./estimate.mjs";
 import { outputs, readFields, writeField, showErrors, setText, readState, writeState, canonical, el } from "./dom.mjs";
@@ -99,8 +99,13 @@ export function setup(root, { lang, prefix, msg, fmt, data }) {
       el("td", null, fmt(row.memory_gb, 1)), el("td", null, count), el("td", null, sp));
   };
 
+  // the layer facts the fields do not hold (state layers, windows, MLA...): those of the model or the
+  // pasted config.json the custom architecture started from
+  let facts = null;
+
   /** The fields of the architecture show the picked model; a custom one starts from them. */
   const copyArch = (model) => {
+    facts = layerFacts(model);
     for (const [n, v] of Object.entries(archOf(model))) {
       if (n === "tied") field(n).checked = v === "1";
       else if (field(n).value !== v) field(n).value = v;
@@ -112,7 +117,7 @@ export function setup(root, { lang, prefix, msg, fmt, data }) {
   const update = (save, later = null) => {
     const raw = readFields(root, NAMES);
     syncControls(raw);
-    const ev = evaluate(raw, { models, gpus, table, lang });
+    const ev = evaluate(raw, { models, gpus, table, lang, facts });
     if (raw.custom !== "1" && ev.model) copyArch(ev.model);
     showErrors(root, ev.errors, msg, fmt);
     setText(out.warn_arch, say(ev.warnings.arch));
@@ -172,9 +177,31 @@ export function setup(root, { lang, prefix, msg, fmt, data }) {
     return null;
   };
 
+  /** A pasted config.json: the page parses it (nothing is fetched) and fills the custom architecture. */
+  const readConfig = () => {
+    const box = root.querySelector("[data-wg-config]");
+    const got = fromConfig(box.value);
+    if (got.error) {
+      box.setAttribute("aria-invalid", "true");
+      setText(out.config_status, msg(got.error.key, got.error.params));
+      return;
+    }
+    box.removeAttribute("aria-invalid");
+    field("custom").checked = true;
+    for (const [n, v] of Object.entries(got.fields)) {
+      if (n === "tied") field(n).checked = v === "1";
+      else field(n).value = v;
+    }
+    facts = got.facts;
+    setText(out.config_status, msg("calc.llm.config_done", { layers: fmt(got.layers, 0), attention: fmt(got.attention, 0) }));
+    update(true);
+  };
+
   const form = root.querySelector("form");
   form.addEventListener("submit", (e) => e.preventDefault());
+  root.querySelector("[data-wg-config-read]").addEventListener("click", readConfig);
   form.addEventListener("input", (e) => {
+    if (e.target && e.target.hasAttribute("data-wg-config")) return;
     const name = e.target && e.target.name;
     if (name === "mode" || name === "runtime") repair();
     if (name === "model" && field("custom").checked) {
