@@ -181,6 +181,69 @@ def _mlp_width(c: dict):
     return width
 
 
+def _attention_fields(c: dict, hidden: int, heads: int, kv: int) -> dict:
+    """Multi-head latent attention (a kv_lora_rank) or grouped-query attention, with the head size."""
+    rank = _whole(c, "kv_lora_rank")
+    if rank:
+        rope = _whole(c, "qk_rope_head_dim", required=True)
+        return {"head_dim": _whole(c, "qk_nope_head_dim", required=True) + rope, "attention": "mla",
+                "kv_lora_rank": rank, "qk_rope_head_dim": rope}
+    return {"head_dim": _whole(c, "head_dim", default=hidden // heads),
+            "attention": "mha" if kv == heads else "mqa" if kv == 1 else "gqa"}
+
+
+def _mlp_fields(c: dict) -> dict:
+    """The dense MLP width and, for a mixture of experts, its experts (routed, per token, shared),
+    their width and the leading dense layers."""
+    n_exp = _whole(c, "num_experts", "n_routed_experts", "num_local_experts")
+    dense = _count0(c, "first_k_dense_replace")
+    inter = _mlp_width(c)
+    out: dict = {}
+    if n_exp:
+        per_token = _whole(c, "num_experts_per_tok", required=True)
+        width = _whole(c, "moe_intermediate_size") or inter
+        if width is None:
+            raise ConfigError("missing", "moe_intermediate_size")
+        shared = _count0(c, "n_shared_experts", "num_shared_experts")
+        if not shared and _count0(c, "shared_expert_intermediate_size", "shared_intermediate_size") > 0:
+            shared = 1
+        if _whole(c, "interleave_moe_layer_step", default=1) > 1:
+            inter = _whole(c, "intermediate_size_mlp", required=True)
+        elif not dense:
+            inter = width
+        out.update(experts=n_exp, experts_per_token=per_token, shared_experts=shared, moe_intermediate_size=width,
+                   dense_layers=dense)
+    if inter is None:
+        raise ConfigError("missing", "intermediate_size")
+    out["intermediate_size"] = inter
+    return out
+
+
+def _layer_fields(c: dict, model: dict) -> dict:
+    """What the layers are: state layers and their figures, MLP-only blocks, windows, sparse
+    attention's indexer and multi-token-prediction layers."""
+    layers, out = model["layers"], {}
+    kinds = _layer_kinds(c, layers)
+    if kinds["state"]:
+        out.update(state_layers=kinds["state"], state_kind=kinds["kind"], **_state_figures(c, kinds["kind"]))
+        if kinds["kind"] == "lightning":
+            out.update(state_heads=model["attention_heads"], state_head_dim=model["head_dim"])
+        assert set(STATE_KINDS[kinds["kind"]]) <= set(out)
+    if kinds["mlp_only"]:
+        out["mlp_only_layers"] = kinds["mlp_only"]
+    window = _windows(c, layers, layers - kinds["state"] - kinds["mlp_only"], kinds["sliding"])
+    if window:
+        out.update(sliding_window=window[0], sliding_window_layers=window[1])
+    topk = _whole(c, "index_topk")
+    if topk and model.get("kv_lora_rank"):
+        out.update(index_topk=topk, index_heads=_whole(c, "index_n_heads", required=True),
+                   index_head_dim=_whole(c, "index_head_dim", required=True))
+    mtp = _count0(c, "num_nextn_predict_layers", "mtp_num_hidden_layers")
+    if mtp:
+        out["mtp_layers"] = mtp
+    return out
+
+
 def architecture_from_config(config) -> dict:
     """The engine's fields of the model a config describes, parameters aside."""
     c = _flat(config)
@@ -191,54 +254,9 @@ def architecture_from_config(config) -> dict:
     kv = _whole(c, "num_key_value_heads", default=heads)
     model: dict = {"id": None, "layers": layers, "hidden_size": hidden, "attention_heads": heads, "kv_heads": kv,
                    "vocab_size": vocab, "tied_embeddings": c.get("tie_word_embeddings") is True}
-    rank = _whole(c, "kv_lora_rank")
-    if rank:
-        rope = _whole(c, "qk_rope_head_dim", required=True)
-        model["head_dim"] = _whole(c, "qk_nope_head_dim", required=True) + rope
-        model.update(attention="mla", kv_lora_rank=rank, qk_rope_head_dim=rope)
-    else:
-        model["head_dim"] = _whole(c, "head_dim", default=hidden // heads)
-        model["attention"] = "mha" if kv == heads else "mqa" if kv == 1 else "gqa"
-    n_exp = _whole(c, "num_experts", "n_routed_experts", "num_local_experts")
-    dense = _count0(c, "first_k_dense_replace")
-    inter = _mlp_width(c)
-    if n_exp:
-        per_token = _whole(c, "num_experts_per_tok", required=True)
-        width = _whole(c, "moe_intermediate_size") or inter
-        if width is None:
-            raise ConfigError("missing", "moe_intermediate_size")
-        shared = _count0(c, "n_shared_experts", "num_shared_experts")
-        if not shared and _count0(c, "shared_expert_intermediate_size", "shared_intermediate_size") > 0:
-            shared = 1
-        step = _whole(c, "interleave_moe_layer_step", default=1)
-        if step > 1:
-            inter = _whole(c, "intermediate_size_mlp", required=True)
-        elif not dense:
-            inter = width
-        model.update(experts=n_exp, experts_per_token=per_token, shared_experts=shared, moe_intermediate_size=width,
-                     dense_layers=dense)
-    if inter is None:
-        raise ConfigError("missing", "intermediate_size")
-    model["intermediate_size"] = inter
-    kinds = _layer_kinds(c, layers)
-    if kinds["state"]:
-        model.update(state_layers=kinds["state"], state_kind=kinds["kind"], **_state_figures(c, kinds["kind"]))
-        if kinds["kind"] == "lightning":
-            model.update(state_heads=heads, state_head_dim=model["head_dim"])
-        assert set(STATE_KINDS[kinds["kind"]]) <= set(model)
-    if kinds["mlp_only"]:
-        model["mlp_only_layers"] = kinds["mlp_only"]
-    attention = layers - kinds["state"] - kinds["mlp_only"]
-    window = _windows(c, layers, attention, kinds["sliding"])
-    if window:
-        model.update(sliding_window=window[0], sliding_window_layers=window[1])
-    topk = _whole(c, "index_topk")
-    if topk and rank:
-        model.update(index_topk=topk, index_heads=_whole(c, "index_n_heads", required=True),
-                     index_head_dim=_whole(c, "index_head_dim", required=True))
-    mtp = _count0(c, "num_nextn_predict_layers", "mtp_num_hidden_layers")
-    if mtp:
-        model["mtp_layers"] = mtp
+    model.update(_attention_fields(c, hidden, heads, kv))
+    model.update(_mlp_fields(c))
+    model.update(_layer_fields(c, model))
     context = _whole(c, "max_position_embeddings")
     if context:
         model["max_context"] = context
