@@ -341,7 +341,8 @@ def _pct(values) -> dict:
 
 
 def _errors(models, gpus, measurements, revisions, constants) -> list[tuple]:
-    """(metric, runtime, publisher, abs % error) of every measurement the engine can predict."""
+    """(metric, runtime, publisher, abs % error, source file) of every measurement the engine can
+    predict; the source file of the revisions' relative tables is ``REVISIONS_SOURCE``."""
     out = []
     for m in measurements:
         pred = predict(m, models, gpus, constants)
@@ -350,7 +351,8 @@ def _errors(models, gpus, measurements, revisions, constants) -> list[tuple]:
         metric = m["metric"]
         if metric == "peak_memory_gib" and mode_of(m) != "inference":
             metric = "training_peak_memory_gib"
-        out.append((metric, m.get("runtime") or "", m.get("publisher") or m.get("source"), abs(pred / m["value"] - 1) * 100))
+        out.append((metric, m.get("runtime") or "", m.get("publisher") or m.get("source"), abs(pred / m["value"] - 1) * 100,
+                    source_of(m)))
     rel = constants.get("relative") or {}
     for g in relative_groups(measurements, revisions, gpus):
         ref = gpus[g["reference"]]
@@ -359,22 +361,77 @@ def _errors(models, gpus, measurements, revisions, constants) -> list[tuple]:
                 continue
             pred = relative_training(gpus[gid], ref, rel)
             if pred is not None:
-                out.append(("training_relative", "all", g["source"], abs(pred / (v / g["values"][g["reference"]]) - 1) * 100))
+                out.append(("training_relative", "all", g["source"], abs(pred / (v / g["values"][g["reference"]]) - 1) * 100,
+                            _group_file(g)))
     return out
 
 
-def accuracy(models: dict, gpus: dict, measurements, revisions=(), constants: dict | None = None) -> dict:
-    """{metric: {runtime or 'all': {median_pct, p90_pct, count, sources, loso_median_pct, loso_p90_pct}}}."""
+# ------------------------------------------------------------------ leave-one-source-out
+
+def source_of(m: dict) -> str:
+    """The source a measured row is left out with: its file of data/measurements."""
+    return m.get("source") or m.get("publisher") or ""
+
+
+def _group_file(g: dict) -> str:
+    """The file a relative-training group comes from (the revisions' tables count as one source)."""
+    if g["source"] == REVISIONS_SOURCE:
+        return REVISIONS_SOURCE
+    return str(g.get("id") or "").split("/", 1)[0] or g["source"]
+
+
+def held_out_sources(models: dict, gpus: dict, measurements, revisions=()) -> list[str]:
+    """Every source (file of data/measurements, and the revisions' tables as one) that has a result
+    the engine can predict, sorted: what :func:`held_out_errors` is run for."""
+    files = {source_of(m) for m in measurements if m.get("value")}
+    if any(relative_groups([], revisions, gpus)):
+        files.add(REVISIONS_SOURCE)
+    return sorted(f for f in files if f)
+
+
+def held_out_errors(models: dict, gpus: dict, measurements, revisions, source: str, constants: dict | None = None) -> list:
+    """[metric, runtime, abs % error] of every result of ``source`` the engine can predict, with
+    the constants fitted on every other source. Exact shortcut: a part of the constants (speed,
+    memory, relative training) the left-out source gives no input to is the full fit's
+    (``constants``), so a source of training results alone costs no speed fit."""
+    measurements = list(measurements)
+    keep = [m for m in measurements if source_of(m) != source]
+    keep_revs = [] if source == REVISIONS_SOURCE else list(revisions)
+    mine = [m for m in measurements if source_of(m) == source]
+    if constants is None:
+        c = fit_constants(models, gpus, keep, keep_revs)
+    else:
+        c = dict(constants)
+        if any(_terms(m, models, gpus) is not None for m in mine):
+            c["speed"] = fit_speed([p for p in (_terms(m, models, gpus) for m in keep) if p is not None])
+        if any(_peak_inputs(m, models, gpus) is not None for m in mine):
+            c["memory"] = fit_memory([x for x in (_peak_inputs(m, models, gpus) for m in keep) if x is not None])
+        if source == REVISIONS_SOURCE or any(_group_file(g) == source for g in relative_groups(mine, (), gpus)):
+            c["relative"] = fit_relative(relative_groups(keep, keep_revs, gpus), gpus)
+    # the rows of the source itself (and, for the revisions, their tables) predicted with them
+    errs = _errors(models, gpus, mine, revisions if source == REVISIONS_SOURCE else (), c)
+    return [[e[0], e[1], round(e[3], 4)] for e in errs if e[4] == source]
+
+
+def _band(values, sources) -> dict:
+    return {**_pct(values), "count": len(values), "sources": len(sources)}
+
+
+def accuracy(models: dict, gpus: dict, measurements, revisions=(), constants: dict | None = None, held_out=None) -> dict:
+    """{metric: {runtime or 'all': entry}}: each entry ``in_sample`` (the fit's error on the results
+    it was fitted on: median_pct, p90_pct, count, sources) and ``unseen`` (leave-one-source-out:
+    each source file's results predicted with the constants fitted on every other source; sources
+    counts the files), and the older flat keys (median_pct, p90_pct, count, sources of
+    ``in_sample``; loso_median_pct, loso_p90_pct of ``unseen``). ``held_out(source, make)``: a
+    caller's cache of :func:`held_out_errors` for one source, ``make()`` computing it."""
     measurements = list(measurements)
     constants = constants or fit_constants(models, gpus, measurements, revisions)
     inside = _errors(models, gpus, measurements, revisions, constants)
-    publishers = sorted({e[2] for e in inside})
     loso = []
-    for pub in publishers:
-        keep = [m for m in measurements if (m.get("publisher") or m.get("source")) != pub]
-        keep_revs = [] if pub == REVISIONS_SOURCE else revisions
-        c = fit_constants(models, gpus, keep, keep_revs)
-        loso.extend(e for e in _errors(models, gpus, measurements, revisions, c) if e[2] == pub)
+    for source in held_out_sources(models, gpus, measurements, revisions):
+        def make(source=source):
+            return held_out_errors(models, gpus, measurements, revisions, source, constants)
+        loso.extend((e[0], e[1], source, e[2]) for e in (held_out(source, make) if held_out else make()))
     table: dict[str, dict] = {}
     for metric in METRICS:
         runtimes = sorted({e[1] for e in inside if e[0] == metric})
@@ -384,8 +441,8 @@ def accuracy(models: dict, gpus: dict, measurements, revisions=(), constants: di
         for rt in runtimes + (["all"] if "all" not in runtimes else []):
             mine = [e for e in inside if e[0] == metric and (rt == "all" or e[1] == rt)]
             theirs = [e for e in loso if e[0] == metric and (rt == "all" or e[1] == rt)]
-            entry = {**_pct([e[3] for e in mine]), "count": len(mine), "sources": len({e[2] for e in mine})}
-            lo = _pct([e[3] for e in theirs])
-            entry["loso_median_pct"], entry["loso_p90_pct"] = lo["median_pct"], lo["p90_pct"]
-            table[metric][rt] = entry
+            in_sample = _band([e[3] for e in mine], {e[2] for e in mine})
+            unseen = _band([e[3] for e in theirs], {e[2] for e in theirs})
+            table[metric][rt] = {**in_sample, "loso_median_pct": unseen["median_pct"], "loso_p90_pct": unseen["p90_pct"],
+                                 "in_sample": in_sample, "unseen": unseen}
     return table

@@ -264,13 +264,18 @@ def published_estimates(bundle, digest: str | None = None) -> dict:
     """The fitted constants, the error table and the reference GPU (see :mod:`generator.estimate`).
 
     Fitting reads every measurement; its result depends only on the data and the engine's code,
-    so it is kept in ``build/cache/`` under the digest of both and reused by the next build."""
+    so it is kept in ``build/cache/`` under the digest of both and reused by the next build. The
+    leave-one-source-out errors (a fit per source left out, the costly part) are kept in
+    :class:`reuse.Kept` by the same digest and the source (``held_out_of``)."""
 
-    path = CACHE_DIR / f"estimate-{digest or _digest(bundle)}.json"
+    digest = digest or _digest(bundle)
+    path = CACHE_DIR / f"estimate-{digest}.json"
     if path.is_file():
         return json.loads(path.read_text(encoding="utf-8"))
     # the same JSON types and key order as a cached copy: a build is the same with or without it
-    table = json.loads(json.dumps(published(bundle), sort_keys=True))
+    held_out = _held_out_kept()
+    table = json.loads(json.dumps(published(bundle, held_out=held_out_of(held_out, digest)), sort_keys=True))
+    held_out.save(keep_unused=False)
     try:
         CACHE_DIR.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".tmp-{os.getpid()}")
@@ -279,3 +284,20 @@ def published_estimates(bundle, digest: str | None = None) -> dict:
     except OSError:
         pass  # a read-only tree still builds, only slower
     return table
+
+
+HELD_OUT_FILE = "held-out-errors.json"
+HELD_OUT_KEY = "held-out errors 1: [metric, runtime, abs % error] per left-out source"
+
+
+def _held_out_kept() -> reuse.Kept:
+    return reuse.Kept(CACHE_DIR / HELD_OUT_FILE, HELD_OUT_KEY)
+
+
+def held_out_of(kept: reuse.Kept, digest: str):
+    """The cache ``fitting.accuracy`` takes for the leave-one-source-out errors: one answer per
+    source, kept in ``kept`` under the fit digest and the source, so computed once per change of
+    what the fit reads."""
+    def of(source: str, make) -> list:
+        return kept.get(f"{digest}/{source}", lambda _question: make())
+    return of
