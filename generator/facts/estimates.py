@@ -19,6 +19,7 @@ from generator import reuse
 from generator.estimate import EstimateError, estimate, fitting, formats, published, reference_id
 from generator.estimate.relative_fit import relative_groups, training_estimates, training_group
 from generator.facts.engine_input import ENGINE_GPU_FIELDS, engine_dict, from_dataset
+from generator.facts.holdout import holdout_errors, holdout_rows
 
 GRID_OPTIONS = {"weights": "q4_k_m", "runtime": "llama.cpp", "context": 4096}
 
@@ -53,6 +54,16 @@ class EstimateFacts:
     def estimates(self) -> dict:
         """Fitted constants, measured error per metric and runtime, and the reference GPU."""
         return published_estimates(self.bundle, self.fit_digest)
+
+    @functools.cached_property
+    def holdout(self) -> dict:
+        """The held-out check (:mod:`generator.facts.holdout`): {results, files, errors {metric:
+        {runtime or 'all': entry}}} of the engine, under the constants fitted on the shipped
+        measurements, against the files of benchmarks/holdout/."""
+        rows = holdout_rows()
+        b = self.bundle
+        return {"results": len(rows), "files": len({r["source"] for r in rows}),
+                "errors": holdout_errors(rows, b.models, b.gpus, self.estimates.get("constants") or {})}
 
     def _engine_views_kept(self, before: EstimateFacts, changed: dict[str, frozenset[str]]) -> bool:
         """Whether every changed card and model reads the same to the engine as before."""
