@@ -480,3 +480,32 @@ def test_after_a_cards_edit_in_place_the_bundle_and_the_digest_come_from_the_las
     # a load that is not told what was written knows nothing of the last one
     full = derive(load_dataset(data, tmp_path)[0])
     assert full.fit_digest == third.fit_digest and len(digests) == 2
+
+
+def test_leave_one_source_out_errors_are_kept_between_builds(tmp_path, monkeypatch):
+    """The costly part of the published table, a fit per source left out, is kept in a reuse.Kept
+    file by fit digest and source: a build that has lost the fitted table reads them back without
+    fitting again, and a new digest computes them again and keeps only its own."""
+    import json
+
+    from test_estimate import _loso_fixture
+
+    import generator.facts.estimates as estimates_module
+    from generator.estimate import fitting
+    from generator.estimate.bundle import Bundle
+
+    models, gpus, rows = _loso_fixture()
+    bundle = Bundle(models=models, gpus=gpus, measurements=rows, revisions=[])
+    monkeypatch.setattr(estimates_module, "CACHE_DIR", tmp_path)
+    first = estimates_module.published_estimates(bundle, "digest-1")
+    kept = json.loads((tmp_path / estimates_module.HELD_OUT_FILE).read_text(encoding="utf-8"))
+    assert sorted(kept["answers"]) == ["digest-1/src-a", "digest-1/src-b", "digest-1/src-c"]
+    assert first["errors"]["decode_tokens_per_s"]["all"]["unseen"]["sources"] == 3
+    (tmp_path / "estimate-digest-1.json").unlink()
+    real = fitting.held_out_errors
+    monkeypatch.setattr(fitting, "held_out_errors", lambda *a, **k: pytest.fail("fitted again"))
+    assert estimates_module.published_estimates(bundle, "digest-1") == first
+    monkeypatch.setattr(fitting, "held_out_errors", real)
+    assert estimates_module.published_estimates(bundle, "digest-2") == first
+    kept = json.loads((tmp_path / estimates_module.HELD_OUT_FILE).read_text(encoding="utf-8"))
+    assert sorted(kept["answers"]) == ["digest-2/src-a", "digest-2/src-b", "digest-2/src-c"]
