@@ -823,6 +823,10 @@ def test_llm_figures_equal_the_command_line(server, page, case):
         assert shown_number(llm_out(page, f"v_{term}")) == pytest.approx(m[key] / gib, abs=0.005 + 1e-9), term
     band = expected["error"]["memory"]
     assert f'±{band["median_pct"]:g} %' in llm_out(page, "e_total") and f'{band["count"]:,}' in llm_out(page, "e_total")
+    # the band on results the fit has not seen comes first: median and 90th percentile
+    unseen = band["unseen"]
+    assert llm_out(page, "e_total").startswith(f'±{unseen["median_pct"]:g} %') and f'±{unseen["p90_pct"]:g} %' in llm_out(
+        page, "e_total")
     if expected["decode_tokens_per_s"] is not None:
         x = expected["decode_tokens_per_s"]
         text = llm_out(page, "o_decode")

@@ -669,3 +669,20 @@ def test_error_blocks_carry_both_bands_and_read_an_older_table():
     assert old["in_sample"] == {k: flat[k] for k in ("median_pct", "p90_pct", "count", "sources")}
     assert old["unseen"] == {"median_pct": flat["loso_median_pct"], "p90_pct": flat["loso_p90_pct"], "count": flat["count"],
                              "sources": None}
+
+
+def test_past_the_fold_limit_a_publishers_files_are_left_out_together(monkeypatch):
+    """Past MAX_FOLDS files, the refits are one per publisher (its files left out together), then
+    publishers dealt into MAX_FOLDS folds: a hundred times the files costs no more refits."""
+    models, gpus, rows = _loso_fixture()
+    rows = [dict(m, publisher="pub shared") if m["source"] in ("src-a", "src-b") else m for m in rows]
+    assert fitting.held_out_folds(rows) == {"src-a": "src-a", "src-b": "src-b", "src-c": "src-c"}
+    monkeypatch.setattr(fitting, "MAX_FOLDS", 2)
+    assert fitting.held_out_folds(rows) == {"src-a": "pub shared", "src-b": "pub shared", "src-c": "pub src-c"}
+    got = fitting.held_out_errors(models, gpus, rows, (), "pub shared")
+    constants = fitting.fit_constants(models, gpus, [m for m in rows if m["source"] == "src-c"])
+    mine = [m for m in rows if m["source"] != "src-c"]
+    assert sorted(e[2] for e in got) == sorted(round(abs(fitting.predict(m, models, gpus, constants) / m["value"] - 1) * 100, 4)
+                                               for m in mine)
+    monkeypatch.setattr(fitting, "MAX_FOLDS", 1)
+    assert set(fitting.held_out_folds(rows).values()) == {"fold 1"}

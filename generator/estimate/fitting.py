@@ -35,9 +35,11 @@ Constants (``fit_constants``), all deterministic, no randomness, no external sol
 - training relative throughput: exponents a, b, c, d (:mod:`.relative_fit`).
 
 Error (``accuracy``): per metric and runtime (and ``all``), the median and 90th percentile
-(nearest rank) of |predicted / measured - 1| x 100, the count and the number of sources; and the
-same figures leave-one-source-out: the constants are refitted without each publisher and its own
-results predicted with them, so the published figure is not only in-sample.
+(nearest rank) of |predicted / measured - 1| x 100, the count and the number of sources, on the
+results the constants were fitted on (``in_sample``); and the same figures on results the fit has
+not seen (``unseen``, leave-one-source-out): the constants are refitted without each source file
+(``held_out_folds``: a publisher's files together once there are more than MAX_FOLDS files) and
+its own results predicted with them. That is the band every estimate carries.
 """
 from __future__ import annotations
 
@@ -368,8 +370,14 @@ def _errors(models, gpus, measurements, revisions, constants) -> list[tuple]:
 
 # ------------------------------------------------------------------ leave-one-source-out
 
+# At most this many refits: past it, the files of one publisher are left out together (and past it
+# in publishers, publishers share a fold), so that a hundred times the files does not cost a
+# hundred times the refits, each over a hundred times the results.
+MAX_FOLDS = 40
+
+
 def source_of(m: dict) -> str:
-    """The source a measured row is left out with: its file of data/measurements."""
+    """The file of data/measurements a measured row comes from."""
     return m.get("source") or m.get("publisher") or ""
 
 
@@ -380,24 +388,43 @@ def _group_file(g: dict) -> str:
     return str(g.get("id") or "").split("/", 1)[0] or g["source"]
 
 
+def held_out_folds(measurements, revisions=(), gpus: dict | None = None) -> dict[str, str]:
+    """{source file: the fold it is left out with}: each file alone (the revisions' relative tables
+    as one more), or, past MAX_FOLDS files, each publisher's files together (past MAX_FOLDS
+    publishers, the publishers in name order dealt into MAX_FOLDS folds)."""
+    publisher = {}
+    for m in measurements:
+        if m.get("value"):
+            publisher.setdefault(source_of(m), m.get("publisher") or source_of(m))
+    publisher.pop("", None)
+    if revisions and relative_groups([], revisions, gpus or {}):
+        publisher[REVISIONS_SOURCE] = REVISIONS_SOURCE
+    if len(publisher) <= MAX_FOLDS:
+        return {f: f for f in publisher}
+    names = sorted(set(publisher.values()))
+    if len(names) <= MAX_FOLDS:
+        return dict(publisher)
+    fold = {name: f"fold {i % MAX_FOLDS + 1}" for i, name in enumerate(names)}
+    return {f: fold[p] for f, p in publisher.items()}
+
+
 def held_out_sources(models: dict, gpus: dict, measurements, revisions=()) -> list[str]:
-    """Every source (file of data/measurements, and the revisions' tables as one) that has a result
-    the engine can predict, sorted: what :func:`held_out_errors` is run for."""
-    files = {source_of(m) for m in measurements if m.get("value")}
-    if any(relative_groups([], revisions, gpus)):
-        files.add(REVISIONS_SOURCE)
-    return sorted(f for f in files if f)
+    """The folds :func:`held_out_errors` is run for, sorted (see ``held_out_folds``)."""
+    return sorted(set(held_out_folds(measurements, revisions, gpus).values()))
 
 
 def held_out_errors(models: dict, gpus: dict, measurements, revisions, source: str, constants: dict | None = None) -> list:
-    """[metric, runtime, abs % error] of every result of ``source`` the engine can predict, with
-    the constants fitted on every other source. Exact shortcut: a part of the constants (speed,
-    memory, relative training) the left-out source gives no input to is the full fit's
-    (``constants``), so a source of training results alone costs no speed fit."""
+    """[metric, runtime, abs % error] of every result of the fold ``source`` (a file, see
+    ``held_out_folds``) the engine can predict, with the constants fitted on every other fold.
+    Exact shortcut: a part of the constants (speed, memory, relative training) the left-out fold
+    gives no input to is the full fit's (``constants``), so a file of training results alone
+    costs no speed fit."""
     measurements = list(measurements)
-    keep = [m for m in measurements if source_of(m) != source]
-    keep_revs = [] if source == REVISIONS_SOURCE else list(revisions)
-    mine = [m for m in measurements if source_of(m) == source]
+    folds = held_out_folds(measurements, revisions, gpus)
+    files = {f for f, fold in folds.items() if fold == source}
+    keep = [m for m in measurements if source_of(m) not in files]
+    keep_revs = [] if REVISIONS_SOURCE in files else list(revisions)
+    mine = [m for m in measurements if source_of(m) in files]
     if constants is None:
         c = fit_constants(models, gpus, keep, keep_revs)
     else:
@@ -406,11 +433,11 @@ def held_out_errors(models: dict, gpus: dict, measurements, revisions, source: s
             c["speed"] = fit_speed([p for p in (_terms(m, models, gpus) for m in keep) if p is not None])
         if any(_peak_inputs(m, models, gpus) is not None for m in mine):
             c["memory"] = fit_memory([x for x in (_peak_inputs(m, models, gpus) for m in keep) if x is not None])
-        if source == REVISIONS_SOURCE or any(_group_file(g) == source for g in relative_groups(mine, (), gpus)):
+        if REVISIONS_SOURCE in files or relative_groups(mine, (), gpus):
             c["relative"] = fit_relative(relative_groups(keep, keep_revs, gpus), gpus)
-    # the rows of the source itself (and, for the revisions, their tables) predicted with them
-    errs = _errors(models, gpus, mine, revisions if source == REVISIONS_SOURCE else (), c)
-    return [[e[0], e[1], round(e[3], 4)] for e in errs if e[4] == source]
+    # the rows of the fold itself (and, for the revisions, their tables) predicted with them
+    errs = _errors(models, gpus, mine, revisions if REVISIONS_SOURCE in files else (), c)
+    return [[e[0], e[1], round(e[3], 4)] for e in errs if e[4] in files]
 
 
 def _band(values, sources) -> dict:
