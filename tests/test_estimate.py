@@ -584,9 +584,11 @@ def _loso_fixture():
     rows = []
     for s, (source, factor) in enumerate((("src-a", 0.8), ("src-b", 1.1), ("src-c", 1.35))):
         for i in range(10):
-            m = {"source": source, "publisher": f"pub {source}", "runtime": "llama.cpp", "metric": "decode_tokens_per_s",
-                 "model": ("llama-3-1-8b", "qwen3-8b", "llama-2-7b")[i % 3], "gpu": cards[(i + s) % len(cards)],
-                 "weights": "q4_k_m", "context": 512 * (1 + i % 4), "batch": 1, "gpus": 1}
+            vllm = s > 0 and i % 2 == 0  # a second runtime in two sources: keys the third does not read
+            m = {"source": source, "publisher": f"pub {source}", "runtime": "vllm" if vllm else "llama.cpp",
+                 "metric": "decode_tokens_per_s", "model": ("llama-3-1-8b", "qwen3-8b", "llama-2-7b")[i % 3],
+                 "gpu": cards[(i + s) % len(cards)], "weights": "bf16" if vllm else "q4_k_m", "context": 512 * (1 + i % 4),
+                 "batch": 1, "gpus": 1}
             m["value"] = fitting.predict(dict(m, value=1.0), models, gpus, base) * factor * (1 + 0.03 * (i % 5))
             rows.append(m)
         for i in range(3):

@@ -234,13 +234,15 @@ def _fit_key(points, base: dict, per_runtime: bool = True) -> dict:
     return out
 
 
-def fit_speed(points) -> dict:
+def fit_speed(points, only=None) -> dict:
+    """The speed constants of every key the points name; with ``only``, of those keys alone (a
+    key's constants read its own points and its broader keys' constants, nothing else)."""
     speed: dict[str, dict] = {}
 
     def level(key: str) -> int:
         return 0 if key == "*" else key.count("/") + 1
 
-    keys = sorted({k for p in points for k in p["keys"]}, key=lambda s: (level(s), s))
+    keys = sorted({k for p in points for k in p["keys"] if only is None or k in only}, key=lambda s: (level(s), s))
     for key in keys:
         n = level(key)
         mine = [p for p in points if len(p["keys"]) > n and p["keys"][n] == key]
@@ -416,9 +418,10 @@ def held_out_sources(models: dict, gpus: dict, measurements, revisions=()) -> li
 def held_out_errors(models: dict, gpus: dict, measurements, revisions, source: str, constants: dict | None = None) -> list:
     """[metric, runtime, abs % error] of every result of the fold ``source`` (a file, see
     ``held_out_folds``) the engine can predict, with the constants fitted on every other fold.
-    Exact shortcut: a part of the constants (speed, memory, relative training) the left-out fold
+    Exact shortcuts: a part of the constants (speed, memory, relative training) the left-out fold
     gives no input to is the full fit's (``constants``), so a file of training results alone
-    costs no speed fit."""
+    costs no speed fit; and of the speed constants only the keys the fold's results read (``*``,
+    their runtimes, backends and kernels) are refitted, the others not being read by them."""
     measurements = list(measurements)
     folds = held_out_folds(measurements, revisions, gpus)
     files = {f for f, fold in folds.items() if fold == source}
@@ -429,8 +432,10 @@ def held_out_errors(models: dict, gpus: dict, measurements, revisions, source: s
         c = fit_constants(models, gpus, keep, keep_revs)
     else:
         c = dict(constants)
-        if any(_terms(m, models, gpus) is not None for m in mine):
-            c["speed"] = fit_speed([p for p in (_terms(m, models, gpus) for m in keep) if p is not None])
+        chains = {k for p in (_terms(m, models, gpus) for m in mine) if p is not None for k in p["keys"]}
+        if chains:
+            # the left-out results read the constants of their own keys alone: those are refitted
+            c["speed"] = fit_speed([p for p in (_terms(m, models, gpus) for m in keep) if p is not None], chains)
         if any(_peak_inputs(m, models, gpus) is not None for m in mine):
             c["memory"] = fit_memory([x for x in (_peak_inputs(m, models, gpus) for m in keep) if x is not None])
         if REVISIONS_SOURCE in files or relative_groups(mine, (), gpus):
