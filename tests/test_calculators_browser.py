@@ -475,7 +475,8 @@ def test_picker_shows_what_the_newest_revision_advised_then_today(server, browse
     root.locator('[name="revision"]').select_option("today")
     pg.wait_for_function("document.querySelector('[data-wg-calc=\"picker\"]').dataset.wgMode === 'today'")
     model = root.locator('[data-wg-out="model"]').inner_text()
-    assert re.search(r"measured error is \d+% at the median and \d+% for nine cards in ten", model), model
+    # the band on results the fit has not seen
+    assert re.search(r"error on results it was not fitted on is \d+% at the median and \d+% for nine cards in ten", model), model
     assert "not the advice of any revision" in model
     assert root.locator(".wgc-badge").count() == 0
     assert "revision=today" in pg.url

@@ -197,6 +197,9 @@ def test_picker_today_mode_is_the_models_figure_at_dated_prices(shipped):
     result = _pick(shipped, workload="llm-inference", memory="16", budget="2000", revision="today")
     assert result["mode"] == "today" and result["metric"] == "decode"
     assert result["error"]["median_pct"] > 0 and result["error"]["p90_pct"] >= result["error"]["median_pct"]
+    # with the band the picker prints: each source left out of the fit in turn
+    unseen = derive(shipped).estimates["errors"]["decode_tokens_per_s"]["llama.cpp"]["unseen"]
+    assert result["error"]["unseen"] == {"median_pct": unseen["median_pct"], "p90_pct": unseen["p90_pct"]}
     rows = result["rows"]
     assert rows and all(r["priceSource"] in ("observed-new", "observed-used") and r["priceDate"] for r in rows)
     supported = {g["id"]: g["support"]["status"] for g in client_data(shipped)["gpus"]}
