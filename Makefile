@@ -21,7 +21,7 @@ help:
 	@echo "make site    build the static site into site/ (en at the root, ko/ zh/ fr/ beside it)"
 	@echo "make test    install what the tests need (Chromium included) and run the whole suite"
 	@echo "make test-fast  the tests that need no browser and no site build (a minute or two)"
-	@echo "make bench   build time and size at 1x/10x/100x data, calculator budgets, Lighthouse scores"
+	@echo "make bench   build time and size at 1x/10x/100x data, calculator budgets, the estimates' error against its goals, Lighthouse scores"
 	@echo "make check   the checks a data pull request must pass (lint, validate, format --check, check-specs)"
 	@echo "make pr-diff BASE=ref  what data/ changes against a git ref, as Markdown"
 

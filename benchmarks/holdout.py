@@ -18,8 +18,8 @@ import tempfile
 from pathlib import Path
 
 from generator.estimate import fit_constants
-from generator.estimate.fitting import _pct, predict
 from generator.facts.engine_input import flatten_measurements, read_bundle, record_dict
+from generator.facts.holdout import holdout_errors
 
 HOLDOUT = Path(__file__).resolve().parent / "holdout"
 PREFIX = "held-out-"
@@ -69,17 +69,11 @@ def validate(data_dir: Path, holdout_dir: Path) -> tuple[list[dict], list[str]]:
 
 
 def errors(data_dir: Path, holdout: list[dict]) -> dict[str, dict]:
-    """{metric: {median_pct, p90_pct, count, sources}} of the engine, fitted on data_dir alone."""
+    """{metric: {runtime or 'all': {median_pct, p90_pct, count, sources}}} of the engine, fitted on
+    data_dir alone (the figures the accuracy page prints, generator.facts.holdout)."""
     bundle = read_bundle(data_dir)
     constants = fit_constants(bundle.models, bundle.gpus, bundle.measurements, bundle.revisions)
-    by_metric: dict[str, list[tuple[str, float]]] = {}
-    for m in holdout:
-        pred = predict(m, bundle.models, bundle.gpus, constants)
-        if pred and pred > 0:
-            by_metric.setdefault(m["metric"], []).append((m.get("publisher") or m.get("source"),
-                                                          abs(pred / m["value"] - 1) * 100))
-    return {metric: {**_pct([e for _, e in rows]), "count": len(rows), "sources": len({s for s, _ in rows})}
-            for metric, rows in sorted(by_metric.items())}
+    return holdout_errors(holdout, bundle.models, bundle.gpus, constants)
 
 
 def main(argv=None) -> int:
@@ -97,9 +91,10 @@ def main(argv=None) -> int:
         return 0
     table = errors(Path(args.data), rows)
     print(f"held-out measurements (benchmarks/holdout/, never fitted): {len(rows)} results")
-    print(f"{'metric':26} {'median %':>9} {'p90 %':>8} {'count':>6} {'sources':>8}")
-    for metric, e in table.items():
-        print(f"{metric:26} {e['median_pct']:>9} {e['p90_pct']:>8} {e['count']:>6} {e['sources']:>8}")
+    print(f"{'metric':26} {'runtime':13} {'median %':>9} {'p90 %':>8} {'count':>6} {'sources':>8}")
+    for metric, per in table.items():
+        for runtime, e in per.items():
+            print(f"{metric:26} {runtime:13} {e['median_pct']:>9} {e['p90_pct']:>8} {e['count']:>6} {e['sources']:>8}")
     return 0
 
 

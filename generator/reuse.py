@@ -259,6 +259,8 @@ TRAINING = Memo("training rows' estimates", ("fit digest",), limit=1)
 OF_ROWS = Memo("answers of the measured rows", ("every measured row", "query"), limit=64)
 OF_REVISIONS = Memo("answers of the revisions", ("every revision record", "query"), limit=64)
 DIGEST_PARTS = Memo("serialized parts of the fit digest", ("record", "part"), limit=500_000)
+# The leave-one-source-out errors of the estimates (generator.facts.estimates.held_out_of): a
+# reuse.Kept file, build/cache/held-out-errors.json, one answer per (fit digest, left-out source).
 # MkDocs' builds (generator.site): what Jinja lists of the theme's files (kept by a preview, and by
 # a full build before its languages fork), MkDocs' list of a docs folder's files (the preview's
 # steps), the answers kept in files between builds (reuse.Kept: the one in use of each kind, and

@@ -475,7 +475,8 @@ def test_picker_shows_what_the_newest_revision_advised_then_today(server, browse
     root.locator('[name="revision"]').select_option("today")
     pg.wait_for_function("document.querySelector('[data-wg-calc=\"picker\"]').dataset.wgMode === 'today'")
     model = root.locator('[data-wg-out="model"]').inner_text()
-    assert re.search(r"measured error is \d+% at the median and \d+% for nine cards in ten", model), model
+    # the band on results the fit has not seen
+    assert re.search(r"error on results it was not fitted on is \d+% at the median and \d+% for nine cards in ten", model), model
     assert "not the advice of any revision" in model
     assert root.locator(".wgc-badge").count() == 0
     assert "revision=today" in pg.url
@@ -823,6 +824,10 @@ def test_llm_figures_equal_the_command_line(server, page, case):
         assert shown_number(llm_out(page, f"v_{term}")) == pytest.approx(m[key] / gib, abs=0.005 + 1e-9), term
     band = expected["error"]["memory"]
     assert f'±{band["median_pct"]:g} %' in llm_out(page, "e_total") and f'{band["count"]:,}' in llm_out(page, "e_total")
+    # the band on results the fit has not seen comes first: median and 90th percentile
+    unseen = band["unseen"]
+    assert llm_out(page, "e_total").startswith(f'±{unseen["median_pct"]:g} %') and f'±{unseen["p90_pct"]:g} %' in llm_out(
+        page, "e_total")
     if expected["decode_tokens_per_s"] is not None:
         x = expected["decode_tokens_per_s"]
         text = llm_out(page, "o_decode")

@@ -197,6 +197,9 @@ def test_picker_today_mode_is_the_models_figure_at_dated_prices(shipped):
     result = _pick(shipped, workload="llm-inference", memory="16", budget="2000", revision="today")
     assert result["mode"] == "today" and result["metric"] == "decode"
     assert result["error"]["median_pct"] > 0 and result["error"]["p90_pct"] >= result["error"]["median_pct"]
+    # with the band the picker prints: each source left out of the fit in turn
+    unseen = derive(shipped).estimates["errors"]["decode_tokens_per_s"]["llama.cpp"]["unseen"]
+    assert result["error"]["unseen"] == {"median_pct": unseen["median_pct"], "p90_pct": unseen["p90_pct"]}
     rows = result["rows"]
     assert rows and all(r["priceSource"] in ("observed-new", "observed-used") and r["priceDate"] for r in rows)
     supported = {g["id"]: g["support"]["status"] for g in client_data(shipped)["gpus"]}
@@ -480,3 +483,32 @@ def test_after_a_cards_edit_in_place_the_bundle_and_the_digest_come_from_the_las
     # a load that is not told what was written knows nothing of the last one
     full = derive(load_dataset(data, tmp_path)[0])
     assert full.fit_digest == third.fit_digest and len(digests) == 2
+
+
+def test_leave_one_source_out_errors_are_kept_between_builds(tmp_path, monkeypatch):
+    """The costly part of the published table, a fit per source left out, is kept in a reuse.Kept
+    file by fit digest and source: a build that has lost the fitted table reads them back without
+    fitting again, and a new digest computes them again and keeps only its own."""
+    import json
+
+    from test_estimate import _loso_fixture
+
+    import generator.facts.estimates as estimates_module
+    from generator.estimate import fitting
+    from generator.estimate.bundle import Bundle
+
+    models, gpus, rows = _loso_fixture()
+    bundle = Bundle(models=models, gpus=gpus, measurements=rows, revisions=[])
+    monkeypatch.setattr(estimates_module, "CACHE_DIR", tmp_path)
+    first = estimates_module.published_estimates(bundle, "digest-1")
+    kept = json.loads((tmp_path / estimates_module.HELD_OUT_FILE).read_text(encoding="utf-8"))
+    assert sorted(kept["answers"]) == ["digest-1/src-a", "digest-1/src-b", "digest-1/src-c"]
+    assert first["errors"]["decode_tokens_per_s"]["all"]["unseen"]["sources"] == 3
+    (tmp_path / "estimate-digest-1.json").unlink()
+    real = fitting.held_out_errors
+    monkeypatch.setattr(fitting, "held_out_errors", lambda *a, **k: pytest.fail("fitted again"))
+    assert estimates_module.published_estimates(bundle, "digest-1") == first
+    monkeypatch.setattr(fitting, "held_out_errors", real)
+    assert estimates_module.published_estimates(bundle, "digest-2") == first
+    kept = json.loads((tmp_path / estimates_module.HELD_OUT_FILE).read_text(encoding="utf-8"))
+    assert sorted(kept["answers"]) == ["digest-2/src-a", "digest-2/src-b", "digest-2/src-c"]

@@ -577,3 +577,120 @@ def test_a_named_gptq_kernel_gets_its_own_compute_efficiency():
     assert fitting.predict({**kernel_row, "kernel": None}, models, gpus, fitted) > 2 * kernel_row["value"]
     too_few = unnamed_rows + rows[:fitting.MIN_GROUP - 1]
     assert "transformers/cuda/cuda-old" not in fitting.fit_constants(models, gpus, too_few)["speed"]
+
+
+# ------------------------------------------------------------------ leave-one-source-out
+
+def _loso_fixture():
+    """Three small sources of decode, peak-memory and training results on the fixture's models and
+    cards, each off the engine's defaults by a factor of its own (as publishers differ)."""
+    models, gpus = FIXTURE["models"], FIXTURE["gpus"]
+    base = {"speed": {}, "memory": {}, "relative": {}}
+    cards = ["rtx-4090", "rtx-3090", "h100-sxm", "a100-sxm4-80gb", "rx-7900-xtx"]
+    rows = []
+    for s, (source, factor) in enumerate((("src-a", 0.8), ("src-b", 1.1), ("src-c", 1.35))):
+        for i in range(10):
+            vllm = s > 0 and i % 2 == 0  # a second runtime in two sources: keys the third does not read
+            m = {"source": source, "publisher": f"pub {source}", "runtime": "vllm" if vllm else "llama.cpp",
+                 "metric": "decode_tokens_per_s", "model": ("llama-3-1-8b", "qwen3-8b", "llama-2-7b")[i % 3],
+                 "gpu": cards[(i + s) % len(cards)], "weights": "bf16" if vllm else "q4_k_m", "context": 512 * (1 + i % 4),
+                 "batch": 1, "gpus": 1}
+            m["value"] = fitting.predict(dict(m, value=1.0), models, gpus, base) * factor * (1 + 0.03 * (i % 5))
+            rows.append(m)
+        for i in range(3):
+            m = {"source": source, "publisher": f"pub {source}", "runtime": "transformers", "metric": "peak_memory_gib",
+                 "model": ("llama-3-1-8b", "qwen3-8b", "llama-2-7b")[i], "gpu": "h100-sxm", "weights": "bf16",
+                 "context": 1024 * (i + 1), "batch": 1, "gpus": 1}
+            m["value"] = fitting.predict(dict(m, value=1.0), models, gpus, base) * (factor ** 0.3)
+            rows.append(m)
+    for j, gid in enumerate(cards):  # one training group, in the last source
+        rows.append({"source": "src-c", "publisher": "pub src-c", "metric": "training_throughput", "workload": "resnet50",
+                     "gpu": gid, "value": 100.0 + 40 * j * j, "gpus": 1})
+    return models, gpus, rows
+
+
+def test_leave_one_source_out_is_a_fresh_fit_without_each_source():
+    """The unseen band of every metric and runtime is what fitting the constants on the other
+    sources alone (a whole fit, no shortcut) and predicting the left-out source's results gives;
+    the fitted band and the older flat keys stay what they were."""
+    models, gpus, rows = _loso_fixture()
+    table = fitting.accuracy(models, gpus, rows)
+    expected: dict[tuple[str, str], list[tuple[str, float]]] = {}
+    for source in ("src-a", "src-b", "src-c"):
+        others = [m for m in rows if m["source"] != source]
+        constants = fitting.fit_constants(models, gpus, others)
+        for m in rows:
+            if m["source"] == source and m["metric"] != "training_throughput":
+                pred = fitting.predict(m, models, gpus, constants)
+                for rt in (m["runtime"], "all"):
+                    expected.setdefault((m["metric"], rt), []).append((source, abs(pred / m["value"] - 1) * 100))
+        groups = relative_fit.relative_groups([m for m in rows if m["source"] == source], (), gpus)
+        for (_group, gid), est in relative_fit.training_estimates(groups, gpus, constants).items():
+            value = next(m["value"] for m in rows if m["source"] == source and m.get("gpu") == gid
+                         and m["metric"] == "training_throughput")
+            expected.setdefault(("training_relative", "all"), []).append((source, abs(est / value - 1) * 100))
+    assert {(metric, rt) for metric, per in table.items() for rt in per} == set(expected)
+    for (metric, rt), errs in expected.items():
+        entry = table[metric][rt]
+        values = sorted(round(e, 4) for _, e in errs)
+        n = len(values)
+        median = values[n // 2] if n % 2 else (values[n // 2 - 1] + values[n // 2]) / 2
+        p90 = values[math.ceil(0.9 * n) - 1]
+        assert entry["unseen"] == {"median_pct": round(median, 1), "p90_pct": round(p90, 1), "count": n,
+                                   "sources": len({s for s, _ in errs})}, (metric, rt)
+        assert (entry["loso_median_pct"], entry["loso_p90_pct"]) == (entry["unseen"]["median_pct"], entry["unseen"]["p90_pct"])
+        assert entry["in_sample"] == {k: entry[k] for k in ("median_pct", "p90_pct", "count", "sources")}
+    # the sources differ by a factor: the constants fitted on the others miss the left-out one by more
+    decode = table["decode_tokens_per_s"]["all"]
+    assert decode["unseen"]["median_pct"] > decode["median_pct"]
+
+
+def test_held_out_errors_go_through_the_callers_cache():
+    """accuracy() asks ``held_out(source, make)`` for each source: an answer from a cache is used
+    as it is, and a cache that computes gives the same table as none."""
+    models, gpus, rows = _loso_fixture()
+    asked = []
+
+    def computing(source, make):
+        asked.append(source)
+        return make()
+
+    plain = fitting.accuracy(models, gpus, rows)
+    assert fitting.accuracy(models, gpus, rows, held_out=computing) == plain
+    assert asked == ["src-a", "src-b", "src-c"]
+    kept = fitting.accuracy(models, gpus, rows, held_out=lambda source, make: [["decode_tokens_per_s", "llama.cpp", 50.0]])
+    assert kept["decode_tokens_per_s"]["llama.cpp"]["unseen"] == {"median_pct": 50.0, "p90_pct": 50.0, "count": 3,
+                                                                 "sources": 3}
+    assert kept["decode_tokens_per_s"]["llama.cpp"]["in_sample"] == plain["decode_tokens_per_s"]["llama.cpp"]["in_sample"]
+
+
+def test_error_blocks_carry_both_bands_and_read_an_older_table():
+    r = estimate(M["llama-3-1-8b"], FIXTURE["gpus"]["rtx-4090"], {"weights": "q4_k_m"}, TABLE)
+    band = r["error"]["decode_tokens_per_s"]
+    entry = TABLE["errors"]["decode_tokens_per_s"]["llama.cpp"]
+    assert band["in_sample"] == entry["in_sample"] and band["unseen"] == entry["unseen"]
+    assert band["median_pct"] == entry["median_pct"] and band["loso_median_pct"] == entry["loso_median_pct"]
+    # the fixture's training entry has the flat keys only (a table published before the two bands)
+    old = training_relative_only(FIXTURE["gpus"]["rtx-3090"], TABLE)["error"]["training_relative"]
+    flat = TABLE["errors"]["training_relative"]["all"]
+    assert "unseen" not in flat
+    assert old["in_sample"] == {k: flat[k] for k in ("median_pct", "p90_pct", "count", "sources")}
+    assert old["unseen"] == {"median_pct": flat["loso_median_pct"], "p90_pct": flat["loso_p90_pct"], "count": flat["count"],
+                             "sources": None}
+
+
+def test_past_the_fold_limit_a_publishers_files_are_left_out_together(monkeypatch):
+    """Past MAX_FOLDS files, the refits are one per publisher (its files left out together), then
+    publishers dealt into MAX_FOLDS folds: a hundred times the files costs no more refits."""
+    models, gpus, rows = _loso_fixture()
+    rows = [dict(m, publisher="pub shared") if m["source"] in ("src-a", "src-b") else m for m in rows]
+    assert fitting.held_out_folds(rows) == {"src-a": "src-a", "src-b": "src-b", "src-c": "src-c"}
+    monkeypatch.setattr(fitting, "MAX_FOLDS", 2)
+    assert fitting.held_out_folds(rows) == {"src-a": "pub shared", "src-b": "pub shared", "src-c": "pub src-c"}
+    got = fitting.held_out_errors(models, gpus, rows, (), "pub shared")
+    constants = fitting.fit_constants(models, gpus, [m for m in rows if m["source"] == "src-c"])
+    mine = [m for m in rows if m["source"] != "src-c"]
+    assert sorted(e[2] for e in got) == sorted(round(abs(fitting.predict(m, models, gpus, constants) / m["value"] - 1) * 100, 4)
+                                               for m in mine)
+    monkeypatch.setattr(fitting, "MAX_FOLDS", 1)
+    assert set(fitting.held_out_folds(rows).values()) == {"fold 1"}

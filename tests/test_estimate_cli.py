@@ -222,3 +222,20 @@ def test_a_model_is_found_by_its_hugging_face_repository_ignoring_case(tmp_path)
     rc, out, err = cli("--gpu", "h100-sxm", "--model", "Qwen/Qwen3-33B", data=copy)
     assert rc == 2 and "Traceback" not in err
     assert "unknown model id or Hugging Face repository 'Qwen/Qwen3-33B'" in err and "Qwen/Qwen3-32B" in err, err
+
+
+def test_error_blocks_give_the_unseen_band_and_the_fitted_one():
+    """The JSON error block carries both bands (and the older flat keys); the table prints the
+    band on results the fit has not seen first."""
+    rc, out, err = cli("--gpu", "rtx-4090", "--model", "llama-3-1-8b", "--weights", "q4_k_m", "--format", "json")
+    assert rc == 0, err
+    band = json.loads(out)["error"]["decode_tokens_per_s"]
+    assert set(band["in_sample"]) == set(band["unseen"]) == {"median_pct", "p90_pct", "count", "sources"}
+    assert band["median_pct"] == band["in_sample"]["median_pct"]
+    assert (band["loso_median_pct"], band["loso_p90_pct"]) == (band["unseen"]["median_pct"], band["unseen"]["p90_pct"])
+    rc, out, err = cli("--gpu", "rtx-4090", "--model", "llama-3-1-8b", "--weights", "q4_k_m")
+    assert rc == 0, err
+    line = next(x for x in out.splitlines() if x.lstrip().startswith("decode"))
+    unseen, fitted = band["unseen"], band["in_sample"]
+    assert (f"+-{unseen['median_pct']:g} % median, p90 {unseen['p90_pct']:g} % on results the fit has not seen" in line
+            and f"fitted on {fitted['count']} measurements" in line), line

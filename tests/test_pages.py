@@ -238,3 +238,48 @@ def test_the_sites_own_measurements_are_described_and_their_rows_lead_there(buil
         page = html.unescape((site / "models" / model / "index.html").read_text(encoding="utf-8"))
         rows += [r for r in re.findall(r"<tr>.*?</tr>", page, flags=re.S) if "whichgpu (own measurements)" in r]
     assert rows and all('href="../../accuracy/#own"' in r for r in rows)
+
+
+def test_accuracy_page_shows_both_bands_and_the_held_out_check():
+    """The accuracy page prints, per metric and runtime, the error on results the fit has not seen
+    and on those it was fitted on, and the held-out check with the figures and counts that
+    ``python -m benchmarks.holdout`` gives."""
+    from pathlib import Path
+
+    from benchmarks import holdout
+    from generator.data.loader import load_dataset
+    from generator.facts.derive import derive
+    from generator.publish.render import Context, render_language
+
+    root = Path(__file__).resolve().parent.parent
+    ds, _ = load_dataset(root / "data", root)
+    facts = derive(ds)
+    pages = {p.path: p.text for p in render_language(ds, "en", root / "templates" / "pages", only={"accuracy/index.md"})}
+    page = html.unescape(pages["accuracy/index.md"])
+    ctx = Context(ds, "en")
+    table = page.split("{ #errors }", 1)[1].split("</table>", 1)[0]
+    assert "Median error, unseen" in table and "Median error, fitted" in table
+    cells = [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<t[hd][^>]*>.*?</t[hd]>", table)]
+    row = cells.index(ctx.ui_plain("metric.decode_tokens_per_s"), 8)  # the first decode row
+    per = facts.estimates["errors"]["decode_tokens_per_s"]
+    entry = per[min(rt for rt in per if rt != "all")]  # the first row, "all" coming last
+    shown = [f"{ctx.num(x, 1)} %" for x in (entry["unseen"]["median_pct"], entry["unseen"]["p90_pct"], entry["median_pct"],
+                                            entry["p90_pct"])]
+    assert cells[row + 2:row + 6] == shown
+    assert cells[row + 6:row + 8] == [str(entry["count"]), str(entry["unseen"]["sources"])]
+    # the held-out check: benchmarks.holdout's figures, validated and fitted on their own
+    rows, problems = holdout.validate(root / "data", holdout.HOLDOUT)
+    assert not problems
+    expected = holdout.errors(root / "data", rows)
+    assert facts.holdout["errors"] == expected and facts.holdout["results"] == len(rows)
+    section = page.split("{ #holdout }", 1)[1].split("</table>", 1)[0]
+    assert f"{ctx.num(len(rows))} public results in {len({r['source'] for r in rows})} files" in section
+    cells = [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<t[hd][^>]*>.*?</t[hd]>", section)][6:]
+    printed = [cells[i:i + 6] for i in range(0, len(cells), 6)]
+    want = [[ctx.ui_plain("metric." + metric), ctx.ui_plain("accuracy.all_runtimes") if rt == "all" else rt,
+             f"{ctx.num(e['median_pct'], 1)} %", f"{ctx.num(e['p90_pct'], 1)} %", str(e["count"]), str(e["sources"])]
+            for metric, per in expected.items() for rt, e in per.items()]
+    assert printed == want
+    # every page's band text names the unseen band
+    band = ctx.band_text(facts.estimates["errors"]["decode_tokens_per_s"]["llama.cpp"])
+    assert "has not seen" in band and "fitted on" in band

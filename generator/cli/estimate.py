@@ -208,11 +208,17 @@ def _rate(x: float, decimals: int) -> str:
 
 
 def _band(e) -> str:
+    """The band on results the fit has not seen (leave-one-source-out), then the fitted one."""
     if not e:
         return "no measurements"
     scope = "" if e.get("scope") != "all" else ", all runtimes"
-    return (f"+-{e['median_pct']:g} % median, p90 {e['p90_pct']:g} % ({e['count']} measurements{scope}, "
-            f"{e['sources']} sources; leave-one-source-out median {e['loso_median_pct']:g} %)")
+    fitted = (f"fitted on {e['count']} measurements{scope}, {e['sources']} sources: +-{e['median_pct']:g} % median, "
+              f"p90 {e['p90_pct']:g} %")
+    unseen = e.get("unseen") or {}
+    if unseen.get("median_pct") is None:
+        return fitted
+    return (f"+-{unseen['median_pct']:g} % median, p90 {unseen['p90_pct']:g} % on results the fit has not seen "
+            f"(each source left out in turn; {fitted})")
 
 
 def _text(r: dict) -> str:

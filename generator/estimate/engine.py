@@ -161,13 +161,27 @@ def _check_runtime(o: dict) -> None:
 
 
 def error_band(errors: dict | None, metric: str, runtime: str):
-    """The error entry of a metric for a runtime, else the metric's 'all' entry, else None."""
+    """The error entry of a metric for a runtime, else the metric's 'all' entry, else None; with
+    its ``in_sample`` and ``unseen`` (leave-one-source-out) bands (see ``with_bands``)."""
     rows = (errors or {}).get(metric) or {}
     entry = rows.get(runtime)
     if entry and entry.get("count"):
-        return dict(entry, scope=runtime)
+        return with_bands(dict(entry, scope=runtime))
     entry = rows.get("all")
-    return dict(entry, scope="all") if entry and entry.get("count") else None
+    return with_bands(dict(entry, scope="all")) if entry and entry.get("count") else None
+
+
+def with_bands(entry: dict) -> dict:
+    """``entry`` with ``in_sample`` {median_pct, p90_pct, count, sources} and ``unseen`` (the same,
+    leave-one-source-out) where an older table gives only the flat keys (loso_median_pct and
+    loso_p90_pct for the unseen band; None where it has none)."""
+    if "in_sample" not in entry:
+        entry["in_sample"] = {k: entry.get(k) for k in ("median_pct", "p90_pct", "count", "sources")}
+    if "unseen" not in entry:
+        median, p90 = entry.get("loso_median_pct"), entry.get("loso_p90_pct")
+        entry["unseen"] = None if median is None else {"median_pct": median, "p90_pct": p90,
+                                                       "count": entry.get("count"), "sources": None}
+    return entry
 
 
 def _memory(model: dict, o: dict, constants: dict | None, context: int) -> dict:

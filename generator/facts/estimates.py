@@ -18,6 +18,7 @@ from generator import reuse
 from generator.estimate import EstimateError, estimate, fitting, formats, published, reference_id
 from generator.estimate.relative_fit import relative_groups, training_estimates, training_group
 from generator.facts.engine_input import ENGINE_GPU_FIELDS, engine_dict, from_dataset
+from generator.facts.holdout import holdout_errors, holdout_rows
 
 GRID_OPTIONS = {"weights": "q4_k_m", "runtime": "llama.cpp", "context": 4096}
 
@@ -52,6 +53,16 @@ class EstimateFacts:
     def estimates(self) -> dict:
         """Fitted constants, measured error per metric and runtime, and the reference GPU."""
         return published_estimates(self.bundle, self.fit_digest)
+
+    @functools.cached_property
+    def holdout(self) -> dict:
+        """The held-out check (:mod:`generator.facts.holdout`): {results, files, errors {metric:
+        {runtime or 'all': entry}}} of the engine, under the constants fitted on the shipped
+        measurements, against the files of benchmarks/holdout/."""
+        rows = holdout_rows()
+        b = self.bundle
+        return {"results": len(rows), "files": len({r["source"] for r in rows}),
+                "errors": holdout_errors(rows, b.models, b.gpus, self.estimates.get("constants") or {})}
 
     def _engine_views_kept(self, before: EstimateFacts, changed: dict[str, frozenset[str]]) -> bool:
         """Whether every changed card and model reads the same to the engine as before."""
@@ -269,13 +280,35 @@ def published_estimates(bundle, digest: str | None = None) -> dict:
     """The fitted constants, the error table and the reference GPU (see :mod:`generator.estimate`).
 
     Fitting reads every measurement; its result depends only on the data and the engine's code,
-    so it is kept in ``build/cache/`` under the digest of both and reused by the next build."""
+    so it is kept in ``build/cache/`` under the digest of both and reused by the next build. The
+    leave-one-source-out errors (a fit per source left out, the costly part) are kept in
+    :class:`reuse.Kept` by the same digest and the source (``held_out_of``)."""
 
-    path = CACHE_DIR / f"estimate-{digest or _digest(bundle)}.json"
+    digest = digest or _digest(bundle)
+    path = CACHE_DIR / f"estimate-{digest}.json"
     kept = reuse.read_json(path, _is_table)
     if kept is not None:
         return kept
     # the same JSON types and key order as a cached copy: a build is the same with or without it
-    table = json.loads(json.dumps(published(bundle), sort_keys=True))
+    held_out = _held_out_kept()
+    table = json.loads(json.dumps(published(bundle, held_out=held_out_of(held_out, digest)), sort_keys=True))
+    held_out.save(keep_unused=False)
     reuse.write_json(path, table, sort_keys=True)  # a read-only tree still builds, only slower
     return table
+
+
+HELD_OUT_FILE = "held-out-errors.json"
+HELD_OUT_KEY = "held-out errors 1: [metric, runtime, abs % error] per left-out source"
+
+
+def _held_out_kept() -> reuse.Kept:
+    return reuse.Kept(CACHE_DIR / HELD_OUT_FILE, HELD_OUT_KEY)
+
+
+def held_out_of(kept: reuse.Kept, digest: str):
+    """The cache ``fitting.accuracy`` takes for the leave-one-source-out errors: one answer per
+    source, kept in ``kept`` under the fit digest and the source, so computed once per change of
+    what the fit reads."""
+    def of(source: str, make) -> list:
+        return kept.get(f"{digest}/{source}", lambda _question: make())
+    return of

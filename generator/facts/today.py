@@ -313,17 +313,25 @@ def excluded(rows: list[TodayRow]) -> list[dict]:
     return out
 
 
+def _unseen(entry: dict) -> dict | None:
+    """The leave-one-source-out band of an error entry (median_pct, p90_pct), None without one."""
+    u = entry.get("unseen") or {}
+    return {"median_pct": u["median_pct"], "p90_pct": u.get("p90_pct")} if u.get("median_pct") is not None else None
+
+
 def client_today(ds, facts) -> dict:
     """Today's cards as the picker's "today" mode reads them: per card the usable memory, the
     buyer's price (the cheaper of new and used) with its kind and date, the electricity of the
     ownership period, whether today's software runs it, and the figures of every workload; with
-    the measured error of each figure, the newest price date and the electricity defaults."""
+    the measured error of each figure (fitted, and ``unseen``: each source left out of the fit in
+    turn, the band the picker prints), the newest price date and the electricity defaults."""
     errors = (facts.estimates or {}).get("errors") or {}
     newest = newest_date(ds)
 
     def err(metric, group):
         e = (errors.get(metric) or {}).get(group) or {}
-        return {"median_pct": e.get("median_pct"), "p90_pct": e.get("p90_pct"), "count": e.get("count")} if e else None
+        return {"median_pct": e.get("median_pct"), "p90_pct": e.get("p90_pct"), "count": e.get("count"),
+                "unseen": _unseen(e)} if e else None
 
     return {
         "newest": newest.isoformat() if newest else None,

@@ -44,10 +44,31 @@ class EstimatesText:
         return (self.facts.estimates.get("errors") or {}).get(metric, {}).get(runtime)
 
     def band_text(self, band) -> str:
+        """The band a reader should expect (leave-one-source-out: median and 90th percentile), then
+        the error on the measurements the fit read; a table without the first gives the second alone."""
         if not band:
             return self.ui_plain("est.no_band")
-        return self.fill_plain("est.band", median=self.num(band["median_pct"], 0), p90=self.num(band["p90_pct"], 0),
-                               count=self.num(band["count"]))
+        unseen = self.unseen_of(band)
+        if unseen.get("median_pct") is None:
+            return self.fill_plain("est.band_fitted", median=self.num(band["median_pct"], 0),
+                                   p90=self.num(band["p90_pct"], 0), count=self.num(band["count"]))
+        return self.fill_plain("est.band", median=self.num(unseen["median_pct"], 0), p90=self.num(unseen["p90_pct"], 0),
+                               in_median=self.num(band["median_pct"], 0), count=self.num(band["count"]))
+
+    @staticmethod
+    def unseen_of(entry) -> dict:
+        """The leave-one-source-out band of an error entry ({median_pct, p90_pct, count, sources},
+        None each where the table has none)."""
+        unseen = (entry or {}).get("unseen")
+        if unseen:
+            return unseen
+        return {"median_pct": (entry or {}).get("loso_median_pct"), "p90_pct": (entry or {}).get("loso_p90_pct"),
+                "count": None, "sources": None}
+
+    def holdout_error_rows(self):
+        """(metric, runtime, entry) of the held-out check (generator.facts.holdout), "all" last."""
+        return [(metric, runtime, e) for metric, per in self.facts.holdout["errors"].items()
+                for runtime, e in per.items()]
 
     def error_rows(self):
         """(metric, runtime, error entry) of every measured metric, "all" last within a metric."""

@@ -169,8 +169,14 @@ test("the card table: cards that hold the model first, fastest first, then the f
 
 test("error bands as message keys", () => {
   assert.deepEqual(L.bandText(null), { key: "calc.llm.no_band", params: {} });
-  assert.deepEqual(L.bandText({ count: 12, median_pct: 5.5, scope: "transformers" }), { key: "calc.llm.band", params: { median: 5.5, count: 12 } });
-  assert.equal(L.bandText({ count: 12, median_pct: 5.5, scope: "all" }).key, "calc.llm.band_all");
+  // a table without the leave-one-source-out band: the fitted median alone
+  assert.deepEqual(L.bandText({ count: 12, median_pct: 5.5, scope: "transformers" }), { key: "calc.llm.band_fitted", params: { median: 5.5, count: 12 } });
+  assert.equal(L.bandText({ count: 12, median_pct: 5.5, scope: "all" }).key, "calc.llm.band_fitted_all");
+  // the band on unseen results first, then the fitted median
+  const unseen = { median_pct: 9.5, p90_pct: 40, count: 12, sources: 3 };
+  assert.deepEqual(L.bandText({ count: 12, median_pct: 5.5, scope: "transformers", unseen }),
+    { key: "calc.llm.band", params: { median: 9.5, p90: 40, in_median: 5.5, count: 12 } });
+  assert.equal(L.bandText({ count: 12, median_pct: 5.5, scope: "all", unseen }).key, "calc.llm.band_all");
 });
 
 test("a catalogue model's fields round-trip through the custom form", () => {

@@ -615,9 +615,23 @@ export function checkOptions(o, model) {
 export function errorBand(errors, metric, runtime) {
   const rows = (errors || {})[metric] || {};
   let entry = rows[runtime];
-  if (entry && entry.count) return { ...entry, scope: runtime };
+  if (entry && entry.count) return withBands({ ...entry, scope: runtime });
   entry = rows.all;
-  return entry && entry.count ? { ...entry, scope: "all" } : null;
+  return entry && entry.count ? withBands({ ...entry, scope: "all" }) : null;
+}
+
+/** The entry with its in_sample and unseen (leave-one-source-out) bands, made from the flat keys of an older table. */
+function withBands(entry) {
+  if (!("in_sample" in entry)) {
+    entry.in_sample = { median_pct: entry.median_pct ?? null, p90_pct: entry.p90_pct ?? null, count: entry.count ?? null,
+      sources: entry.sources ?? null };
+  }
+  if (!("unseen" in entry)) {
+    const median = entry.loso_median_pct ?? null;
+    entry.unseen = median === null ? null
+      : { median_pct: median, p90_pct: entry.loso_p90_pct ?? null, count: entry.count ?? null, sources: null };
+  }
+  return entry;
 }
 
 function memoryFor(model, o, constants, context) {

@@ -314,8 +314,18 @@ export function cardTable(model, options, gpus, table) {
   return rows;
 }
 
-/** The parameters of an error band's text: {key, params} with median and count, or the "not measured" key. */
+/**
+ * The parameters of an error band's text: {key, params}. The band on results the fit has not seen
+ * (leave-one-source-out: median and p90) with the fitted median and count; a table without it gives
+ * the fitted median and count alone; no entry gives the "not measured" key.
+ */
 export function bandText(entry) {
   if (!entry || !entry.count) return { key: "calc.llm.no_band", params: {} };
-  return { key: entry.scope === "all" ? "calc.llm.band_all" : "calc.llm.band", params: { median: entry.median_pct, count: entry.count } };
+  const all = entry.scope === "all";
+  const unseen = entry.unseen;
+  if (!unseen || unseen.median_pct === null || unseen.median_pct === undefined) {
+    return { key: all ? "calc.llm.band_fitted_all" : "calc.llm.band_fitted", params: { median: entry.median_pct, count: entry.count } };
+  }
+  return { key: all ? "calc.llm.band_all" : "calc.llm.band",
+    params: { median: unseen.median_pct, p90: unseen.p90_pct, in_median: entry.median_pct, count: entry.count } };
 }

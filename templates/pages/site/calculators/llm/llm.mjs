@@ -74,7 +74,7 @@ export function setup(root, { lang, prefix, msg, fmt, data }) {
   const gib = (bytes, digits = 2) => fmt(bytes / GIB, digits);
   const band = (entry) => {
     const b = bandText(entry);
-    return msg(b.key, { median: fmt(b.params.median, 1), count: fmt(b.params.count, 0) });
+    return msg(b.key, Object.fromEntries(Object.entries(b.params).map(([k, v]) => [k, fmt(v, k === "count" ? 0 : 1)])));
   };
   const speed = (x) => fmt(x, x >= 100 ? 0 : 1);
   const say = (w) => (w ? msg(w.key, Object.fromEntries(Object.entries(w.params).map(([k, v]) => [k, fmt(v, 0)]))) : "");

@@ -39,7 +39,8 @@ export function setup(root, { lang, prefix, msg, fmt, data }) {
   };
   const describe = (r) => {
     if (r.mode === "today") {
-      const e = r.error || {};
+      // the band on results the fit has not seen (each source left out in turn)
+      const e = (r.error || {}).unseen || {};
       const params = { ref: names.get(r.reference) || r.reference || "—", model: models.get(r.model) || r.model || "—",
         median: pct(e.median_pct), p90: pct(e.p90_pct), date: date(r.newest) };
       return [msg(r.metric === "decode" ? "calc.picker.model_today_decode" : "calc.picker.model_today_training", params), ""];
