@@ -47,7 +47,7 @@ BENCHMARK_WORKLOADS = {
 }
 ATTENTION = ("mha", "gqa", "mqa", "mla")
 MODEL_SOURCED = ("parameters_b", "active_parameters_b", "layers", "hidden_size", "intermediate_size",
-                 "attention_heads", "kv_heads", "head_dim", "vocab_size", "tied_embeddings", "max_context",
+                 "attention_heads", "kv_heads", "head_dim", "vocab_size", "tied_embeddings", "max_context", "max_context_scaled",
                  "experts", "experts_per_token", "shared_experts", "moe_intermediate_size", "dense_layers",
                  "kv_lora_rank", "qk_rope_head_dim", "sliding_window", "sliding_window_layers",
                  "release_date", "licence") + (
@@ -183,6 +183,7 @@ MODEL = Record({
     "tied_embeddings": F(Bool(), doc="the output head shares the embedding matrix"),
     "attention": F(Enum(ATTENTION)),
     "max_context": _count(100000000, "tokens"),
+    "max_context_scaled": _opt_count(100000000, "tokens with the RoPE scaling (e.g. YaRN) the publisher documents"),
     "experts": _opt_count(100000, "routed experts per MoE layer"),
     "experts_per_token": _opt_count(1000),
     "shared_experts": F(Number(integer=True, minimum=0, exclusive_min=False, maximum=1000), required=False),

@@ -140,6 +140,11 @@ def _check_values(o: dict, model: dict) -> None:
         raise EstimateError("est.err.lora_targets", {"targets": ", ".join(LORA_TARGETS)})
     if o["gpu_layers"] is not None and not (isinstance(o["gpu_layers"], int) and 0 <= o["gpu_layers"] <= model["layers"]):
         raise EstimateError("est.err.gpu_layers", {"layers": model["layers"]})
+    longest = max(model.get("max_context") or 0, model.get("max_context_scaled") or 0)
+    if longest and o["context"] > longest:
+        raise EstimateError("est.err.context_model", {"context": o["context"], "max": longest})
+    if o["gpus"] > model["layers"]:
+        raise EstimateError("est.err.gpus_split", {"gpus": o["gpus"], "layers": model["layers"]})
 
 
 def _check_runtime(o: dict) -> None:

@@ -593,6 +593,9 @@ export function checkOptions(o, model) {
   if (o.gpu_layers !== null && !(Number.isInteger(o.gpu_layers) && o.gpu_layers >= 0 && o.gpu_layers <= model.layers)) {
     throw new EstimateError("est.err.gpu_layers", { layers: model.layers });
   }
+  const longest = Math.max(model.max_context || 0, model.max_context_scaled || 0);
+  if (longest && o.context > longest) throw new EstimateError("est.err.context_model", { context: o.context, max: longest });
+  if (o.gpus > model.layers) throw new EstimateError("est.err.gpus_split", { gpus: o.gpus, layers: model.layers });
   if (isGguf(o.weights) && !GGUF_ONLY_RUNTIMES.includes(o.runtime)) {
     throw new EstimateError("est.err.gguf_runtime", { weights: o.weights, runtime: o.runtime });
   }
