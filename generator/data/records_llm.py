@@ -50,7 +50,7 @@ MODEL_SOURCED = ("parameters_b", "active_parameters_b", "layers", "hidden_size",
                  "attention_heads", "kv_heads", "head_dim", "vocab_size", "tied_embeddings", "max_context", "max_context_scaled",
                  "experts", "experts_per_token", "shared_experts", "moe_intermediate_size", "dense_layers",
                  "kv_lora_rank", "qk_rope_head_dim", "sliding_window", "sliding_window_layers",
-                 "release_date", "licence") + (
+                 "release_date", "licence", "native_weights") + (
                  "state_layers", "state_kind", "state_heads", "state_head_dim", "state_key_heads", "state_key_dim",
                  "state_groups", "state_conv_kernel", "mlp_only_layers", "mtp_layers", "index_topk", "index_heads",
                  "index_head_dim", "vision_encoder")
@@ -209,6 +209,9 @@ MODEL = Record({
     "index_head_dim": _opt_count(100000, "sparse attention: the indexer's key width, cached per token and layer"),
     "vision_encoder": F(Enum(VISION), required=False,
                         doc="a multimodal model: whether parameters_b includes its vision encoder"),
+    "native_weights": F(Enum(tuple(formats.WEIGHT_FORMATS)), required=False,
+                        doc="the format the publisher ships the weights in when it is not 16-bit (gpt-oss: mxfp4; "
+                            "DeepSeek V3: fp8)"),
     "hf_repo": F(Str(max_len=120, pattern=re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9_.-]+$"),
                      hint="owner/name as on huggingface.co, e.g. Qwen/Qwen3-32B"), required=False,
                  doc="the Hugging Face repository of the weights whose config.json the record follows"),

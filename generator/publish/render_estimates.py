@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from generator.data.records_llm import BENCHMARK_WORKLOADS, MODEL_SOURCED
 from generator.estimate import EstimateError, estimate
+from generator.estimate.formats import GGUF_RUNTIME_LOADS, WEIGHT_FORMATS
 from generator.facts.today import CONTEXT, INFERENCE_MODELS, newest_date
 from generator.publish.charts_accuracy import METRICS, accuracy_chart
 
@@ -19,6 +20,12 @@ MODEL_FIELDS = ("parameters_b", "active_parameters_b", "layers", "hidden_size", 
 MEMORY_FORMATS = (("Q4_K_M (GGUF)", "q4_k_m", "llama.cpp"), ("Q8_0 (GGUF)", "q8_0", "llama.cpp"),
                   ("BF16", "bf16", "transformers"))
 CONTEXTS = (4096, 32768, 131072)
+
+
+def _four_bit(weights: str) -> bool:
+    """A format whose bulk (the experts where it keeps them apart) is stored in about 4 bits."""
+    f = WEIGHT_FORMATS[weights]
+    return (f.get("experts") or f.get("base") or 16) <= 4.5
 
 
 class EstimatesText:
@@ -153,6 +160,18 @@ class EstimatesText:
     def model_contexts(self, model):
         return [n for n in CONTEXTS if n <= model["max_context"]] or [model["max_context"]]
 
+    def memory_formats(self, model) -> list[tuple[str, str, str]]:
+        """(label, weights, runtime) of a model's memory table: the 4-bit GGUF, 8-bit GGUF and BF16,
+        with the format the publisher ships first where it is not 16-bit. A 4-bit native format
+        (gpt-oss's MXFP4, which llama.cpp keeps in its GGUF files) stands for the 4-bit row."""
+        native = model.get("native_weights")
+        if not native:
+            return list(MEMORY_FORMATS)
+        runtime = "llama.cpp" if native in GGUF_RUNTIME_LOADS.get("llama.cpp", ()) else "vllm"
+        label = self.fill_plain("model.as_published", format=native.upper())
+        four_bit = _four_bit(native)
+        return [(label, native, runtime)] + [f for f in MEMORY_FORMATS if not (four_bit and f[1] == "q4_k_m")]
+
     def model_memory(self, mid: str):
         """[(format label, [GiB at each context])]: weights, KV cache and the runtime's workspace."""
 
@@ -160,7 +179,7 @@ class EstimatesText:
         model = facts.bundle.models[mid]
         ref = facts.estimates.get("reference") or next(iter(facts.bundle.gpus.values()))
         rows = []
-        for label, weights, runtime in MEMORY_FORMATS:
+        for label, weights, runtime in self.memory_formats(model):
             row = []
             for ctx in self.model_contexts(model):
                 try:
@@ -171,12 +190,29 @@ class EstimatesText:
             rows.append((label, row))
         return rows
 
-    def cards_for(self, mid: str, limit: int = 15):
-        """The fastest cards that hold the model alone (Q4_K_M, 4,096 tokens), then the next ones."""
+    def model_four_bit(self, mid: str):
+        """GiB at 4,096 tokens in the model's 4-bit format (its own where it ships one, else Q4_K_M)."""
+        model = self.facts.bundle.models[mid]
+        native = model.get("native_weights")
+        row = 0 if native and _four_bit(native) else (1 if native else 0)
+        return self.model_memory(mid)[row][1][0]
+
+    # how many cards of each kind "Cards that run it" lists: a reader's own desk first
+    CARDS_PER_SEGMENT = (("consumer", 6), ("workstation", 4), ("datacenter", 5), ("cloud", 2))
+
+    def cards_for(self, mid: str):
+        """The cards that hold the model alone (Q4_K_M, 4,096 tokens): the fastest of each segment
+        (consumer cards, workstation cards, datacenter cards, cloud chips), so that the cards a reader
+        can buy stand beside the datacenter ones. [(segment, [(gpu id, estimate)])]."""
         grid = self.facts.grid
         fits = [(gid, e) for (m, gid), e in grid.items() if m == mid and e["fits"]]
         fits.sort(key=lambda ge: (-(ge[1]["decode_tokens_per_s"] or 0), ge[0]))
-        return fits[:limit]
+        out = []
+        for segment, count in self.CARDS_PER_SEGMENT:
+            chosen = [(gid, e) for gid, e in fits if self.ds.gpus[gid]["segment"] == segment][:count]
+            if chosen:
+                out.append((segment, chosen))
+        return out
 
     def runs_on(self, gid: str):
         cells = ((mid, self.facts.grid_cell(mid, gid)) for mid, _ in self.models_by_size())

@@ -1,0 +1,52 @@
+"""What a model's page and the list of models say: the cards a reader can buy stand beside the
+datacenter ones, each with a link to the calculator; a model shipped in its own 4-bit format is
+sized in that format everywhere; the engine refuses a context beyond the model and more GPUs than
+layers, on the command line as in the browser (one rule in tables.json)."""
+from __future__ import annotations
+
+import pytest
+from helpers import ROOT, run_cli
+
+from generator.data.loader import load_dataset
+from generator.estimate import estimate
+from generator.publish.render import Context
+
+
+@pytest.fixture(scope="module")
+def english():
+    ds, problems = load_dataset(ROOT / "data", ROOT)
+    assert ds is not None, problems
+    return Context(ds, "en")
+
+
+def test_cards_that_run_a_32b_model_include_the_cards_a_reader_buys(english):
+    groups = dict(english.cards_for("qwen3-32b"))
+    consumer = [gid for gid, _e in groups["consumer"]]
+    assert {"rtx-4090", "rtx-5090"} <= set(consumer), consumer
+    assert "datacenter" in groups
+    for _segment, cards in groups.items():
+        speeds = [e["decode_tokens_per_s"] for _gid, e in cards]
+        assert speeds == sorted(speeds, reverse=True)
+
+
+def test_a_model_shipped_in_mxfp4_is_sized_in_mxfp4_on_the_list_and_in_the_calculator(english):
+    facts = english.facts
+    model = facts.bundle.models["gpt-oss-120b"]
+    ref = facts.estimates["reference"]
+    calc = estimate(model, ref, {"weights": "mxfp4", "runtime": "llama.cpp", "context": 4096}, facts.estimates)
+    assert english.model_four_bit("gpt-oss-120b") == pytest.approx(calc["memory"]["total_bytes"] / 1024 ** 3, rel=1e-9)
+    labels = [label for label, _row in english.model_memory("gpt-oss-120b")]
+    assert labels[0].startswith("MXFP4") and not any(label.startswith("Q4_K_M") for label in labels)
+    # a model without a format of its own keeps the Q4_K_M row first
+    assert english.model_memory("llama-3-1-8b")[0][0].startswith("Q4_K_M")
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--context", "10000000"], "beyond the model's longest context, 131072 tokens"),
+    (["--gpus", "1000"], "cannot be split over more GPUs than layers"),
+])
+def test_the_command_refuses_what_the_model_cannot_take(args, says):
+    proc = run_cli("estimate", "--gpu", "rtx-4090", "--model", "qwen3-32b", *args)
+    assert proc.returncode == 2 and says in proc.stderr, proc.stderr
+    ok = run_cli("estimate", "--gpu", "rtx-4090", "--model", "qwen3-32b", "--context", "131072", "--format", "json")
+    assert ok.returncode == 0, ok.stderr
