@@ -32,6 +32,9 @@ KV_FORMATS = tuple(formats.KV_BYTES)
 # the kernels that multiply GPTQ/AWQ weights, where a source names the one a run used
 KERNELS = ("cuda-old", "cuda", "exllama", "exllama-v2", "marlin", "triton")
 RUNTIMES = formats.RUNTIMES
+# the backends a runtime may run a card with (llama.cpp: cuda, rocm, vulkan, metal, sycl, cpu), and the vendors' own
+BACKENDS = tuple(dict.fromkeys([*(b for t in formats.TABLES["runtimes"].values() for b in t.get("backends") or ()),
+                                *formats.VENDOR_BACKEND.values()]))
 METRICS = ("decode_tokens_per_s", "prefill_tokens_per_s", "peak_memory_gib", "weights_gib", "training_tokens_per_s",
            "training_throughput")
 MODES = formats.MODES
@@ -213,6 +216,8 @@ RESULT = Record({
     "kv_cache": F(Enum(KV_FORMATS), required=False, doc="default f16"),
     "kernel": F(Enum(KERNELS), required=False,
                 doc="GPTQ/AWQ weights: the kernel that multiplied them, where the source names it"),
+    "backend": F(Enum(BACKENDS), required=False,
+                 doc="the runtime's backend where it is not the vendor's default (llama.cpp: vulkan on an AMD or Intel card)"),
     "context": F(Number(integer=True, minimum=0, exclusive_min=False, maximum=100000000), required=False,
                  doc="model results; prefill: prompt tokens; decode: tokens already in context"),
     "batch": F(Number(integer=True, maximum=1000000), doc="sequences at once"),

@@ -62,6 +62,8 @@ METRICS = ("decode_tokens_per_s", "prefill_tokens_per_s", "weights_gib", "peak_m
 
 def _inputs(m: dict, models: dict, gpus: dict):
     model, gpu = models.get(m.get("model")), gpus.get(m.get("gpu"))
+    if gpu is not None and m.get("backend"):  # a backend other than the vendor's (llama.cpp's Vulkan)
+        gpu = {**gpu, "backend": m["backend"]}
     weights, value = m.get("weights"), m.get("value")
     if model is None or gpu is None or weights not in WEIGHT_FORMATS or not isinstance(value, (int, float)) or value <= 0:
         return None
@@ -78,7 +80,7 @@ def _inputs(m: dict, models: dict, gpus: dict):
 
 
 def speed_keys(runtime: str, gpu: dict, kernel: str | None = None) -> tuple[str, ...]:
-    keys = ("*", runtime, f"{runtime}/{backend(gpu)}")
+    keys = ("*", runtime, f"{runtime}/{backend(gpu, runtime)}")
     return keys + (f"{keys[2]}/{kernel}",) if kernel else keys
 
 
