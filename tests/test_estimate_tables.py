@@ -111,7 +111,7 @@ def test_the_validator_enums_and_the_command_choices_are_the_tables():
     assert list(actions["kv_cache"].choices) == list(T["kv_cache"])
     assert list(actions["mode"].choices) == list(T["modes"])
     assert list(actions["optimizer"].choices) == list(T["optimizers"])
-    assert list(actions["runtime"].choices) == [r for r, t in T["runtimes"].items() if t.get("offered")]
+    assert list(actions["runtime"].choices) == [r for r, t in T["runtimes"].items() if t.get("offered")] + list(T["front_ends"])
     for name in ("mode", "kv_cache", "context", "batch", "gpus", "lora_rank", "optimizer"):
         assert actions[name].default == T["defaults"][name], name
     assert MESSAGES == {k: v["cli"] for k, v in formats.ERRORS.items()}
