@@ -145,7 +145,9 @@ def test_the_forms_choices_defaults_and_messages_come_from_the_tables():
     assert options["targets"] == list(T["calculator"]["lora_presets"])
     d = T["defaults"]
     assert chosen == {"mode": [d["mode"]], "runtime": [T["default_runtime"]], "weights": [T["default_weights"]],
-                      "kv": [d["kv_cache"]], "opt": [d["optimizer"]], "targets": ["all"]}
+                      "kv": [d["kv_cache"]], "opt": [d["optimizer"]], "targets": ["all"], "offload": [d["offload"]],
+                      "backend": ["default"]}  # the vendor's backend
+    assert options["backend"] == ["default", *T["runtimes"]["llama.cpp"]["backends"]]
     for name, value in (("context", d["context"]), ("batch", d["batch"]), ("gpus", d["gpus"]), ("rank", d["lora_rank"])):
         assert re.search(rf'name="{name}" type="text" inputmode="numeric" value="{value}"', html), name
     for name, on in (("ckpt", d["checkpointing"]), ("flash", d["flash_attention"]), ("master", d["master_weights"]),

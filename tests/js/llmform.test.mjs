@@ -260,3 +260,42 @@ test("the form's choices and limits are the engine's tables", () => {
   assert.equal(L.RANK_FIELD, T.limits.lora_rank);
   assert.equal(L.MAX_CARDS, T.limits.cards);
 });
+
+test("offload, host memory and backend reach the engine; a setup that does not fit has no speed", () => {
+  const qwen = { model: "qwen3-30b-a3b", ...L.archOf(byId(models, "qwen3-30b-a3b")), runtime: "llama.cpp", weights: "q8_0" };
+  const none = L.evaluate(raw(qwen), ctx);
+  assert.equal(none.result.fits, false);
+  assert.equal(none.result.decode_tokens_per_s, null);
+  assert.ok(none.result.shortfall.bytes > 0 && none.result.shortfall.suggestions.some((s) => s.kind === "offload"));
+  const auto = L.evaluate(raw({ ...qwen, offload: "auto", host_gb: "64" }), ctx);
+  assert.equal(auto.options.offload, "auto");
+  assert.equal(auto.options.host_memory_gb, 64);
+  assert.equal(auto.result.fits, true);
+  assert.ok(auto.result.decode_tokens_per_s > 0 && auto.result.offload.expert_layers > 0);
+  const experts = L.evaluate(raw({ ...qwen, offload: "experts", offload_n: "" }), ctx);
+  assert.equal(experts.options.offload, "experts");
+  assert.equal(experts.result.offload.expert_layers, E.moeLayers(byId(models, "qwen3-30b-a3b")));
+  const layers = L.evaluate(raw({ ...qwen, offload: "layers", offload_n: "20" }), ctx);
+  assert.equal(layers.result.offload.host_layers, 20);
+  const tooMany = L.evaluate(raw({ ...qwen, offload: "layers", offload_n: "999" }), ctx);
+  assert.equal(tooMany.result, null);
+  assert.equal(tooMany.errors.offload.key, "calc.llm.err_offload");
+  const small = L.evaluate(raw({ ...qwen, offload: "auto", host_gb: "2" }), ctx);
+  assert.equal(small.result.fits, false);
+  assert.ok(small.result.shortfall.host_bytes > 0);
+  // the backend and the offload apply to llama.cpp only; transformers ignores both
+  const metal = L.evaluate(raw({ ...qwen, backend: "metal" }), ctx);
+  assert.equal(metal.errors.card.key, "calc.llm.err_backend_card");
+  const hf = L.evaluate(raw({ offload: "auto", backend: "vulkan" }), ctx);
+  assert.equal(hf.options.offload, undefined);
+  assert.equal(hf.options.backend, undefined);
+  assert.equal(hf.result.basis.runtime, "transformers");
+});
+
+test("the card table lists only the cards the runtime runs", () => {
+  const options = L.evaluate(raw({ runtime: "llama.cpp", weights: "q4_k_m" }), ctx).options;
+  const all = L.cardTable(llama8, options, gpus, table).map((r) => r.id);
+  const some = L.cardTable(llama8, options, gpus, { ...table, runtime_cards: { "llama.cpp": ["rtx-4090", "h100-sxm"] } }).map((r) => r.id);
+  assert.ok(all.length > 2);
+  assert.deepEqual(some.sort(), ["h100-sxm", "rtx-4090"]);
+});

@@ -40,14 +40,14 @@ export const RUN_FIELDS = { context: TABLES.limits.context, batch: TABLES.limits
 /** Offload (inference): what goes to host memory, how many layers (empty: every MoE layer's experts), the host's
  * memory and bandwidth (empty: not checked, the platform's default); the runtime's backend ("": the vendor's). */
 export const OFFLOAD = ["none", "auto", "experts", "layers"];
-export const BACKENDS = ["", ...Object.keys(TABLES.runtimes["llama.cpp"].backends || {})];
+export const BACKENDS = ["default", ...Object.keys(TABLES.runtimes["llama.cpp"].backends || {})];
 export const HOST_FIELDS = {
   offload_n: { integer: true, min: 0, max: TABLES.limits.model.layers.max, optional: true },
   host_gb: { ...TABLES.limits.host_memory_gb, optional: true },
   host_bw: { ...TABLES.limits.host_bandwidth_gbs, optional: true },
 };
 export const CHOICES = { mode: MODES, runtime: RUNTIMES, weights: WEIGHTS, kv: KV, opt: OPT, targets: TARGETS, offload: OFFLOAD, backend: BACKENDS };
-const CHOICE_DEFAULTS = { opt: DEFAULTS.optimizer, targets: "all", offload: "none", backend: "" };
+const CHOICE_DEFAULTS = { opt: DEFAULTS.optimizer, targets: "all", offload: "none", backend: "default" };
 /** Every named input of the form, in the order of the URL. */
 export const NAMES = ["model", "custom", ...Object.keys(ARCH_FIELDS), "tied", "mode", "runtime", "weights", "context",
   "kv", "batch", "gpus", "card", "ckpt", "flash", "opt", "master", "inbwd", "chunk", "rank", "targets",
@@ -256,7 +256,7 @@ export function offloadOptions(v, host, model) {
     else if (v.offload === "experts") out.offload = n === null || n === undefined ? "experts" : `experts:${n}`;
     else out.offload = v.offload;
   }
-  if (hasBackends(v.runtime) && v.backend) out.backend = v.backend;
+  if (hasBackends(v.runtime) && v.backend && v.backend !== "default") out.backend = v.backend;
   return out;
 }
 
