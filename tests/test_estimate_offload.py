@@ -167,3 +167,17 @@ def test_a_card_the_runtime_does_not_run_is_refused():
         estimate(L8, GPUS["h100-sxm"], {"weights": "q4_k_m"}, table)
     assert exc.value.key == "est.err.runtime_card"
     assert estimate(L8, GPUS["h100-sxm"], {"runtime": "vllm"}, table)["fits"]  # a runtime not listed runs every card
+
+
+def test_the_runtimes_cards_come_from_the_support_data():
+    from generator.data.loader import load_dataset
+    from generator.facts.support import runtime_cards
+
+    ds, _ = load_dataset(ROOT / "data")
+    cards = runtime_cards(ds)
+    llama = set(cards["llama.cpp"])
+    assert {"rtx-4090", "h100-sxm", "apple-m3-max", "arc-b580"} <= llama
+    assert not llama & {"tpu-v5e", "gaudi-2", "gaudi-3", "gtx-680", "tesla-k80", "trainium2"}
+    assert {ds.gpus[g].get("vendor") for g in cards["mlx"]} == {"apple"}
+    assert "tpu-v5e" not in cards["vllm"] and "rtx-4090" in cards["sglang"]
+    assert "exllamav2" not in cards  # a runtime naming no stack runs every card
