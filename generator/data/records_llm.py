@@ -178,6 +178,8 @@ def rule_result_subject(result, ctx, kp):
             ctx.err(kp, f"a result names its {name} (or, for a training benchmark, a workload)")
     if result.get("metric") == "training_throughput":
         ctx.err(kp + ("metric",), "training_throughput is for workload results; a model result gives training_tokens_per_s")
+    if result.get("host_bandwidth_gbs") is not None and result.get("offload") is None:
+        ctx.err(kp + ("host_bandwidth_gbs",), "host_bandwidth_gbs describes a run with offload: give offload too")
     if result.get("kernel") is not None and result.get("weights") not in ("gptq", "awq"):
         ctx.err(kp + ("kernel",), "kernel names the kernel of GPTQ or AWQ weights (weights: gptq or awq)")
     if result.get("generated_tokens") is not None and (
@@ -218,6 +220,11 @@ RESULT = Record({
                 doc="GPTQ/AWQ weights: the kernel that multiplied them, where the source names it"),
     "backend": F(Enum(BACKENDS), required=False,
                  doc="the runtime's backend where it is not the vendor's default (llama.cpp: vulkan on an AMD or Intel card)"),
+    "offload": F(Str(max_len=20, pattern=re.compile(r"^(layers|experts):[0-9]+$"),
+                     hint="layers:N (N layers in host memory) or experts:N (llama.cpp's --n-cpu-moe N)"), required=False,
+                 doc="inference with part of the model in host memory: layers:N or experts:N"),
+    "host_bandwidth_gbs": F(Number(maximum=100000), required=False,
+                            doc="with offload: the host memory's bandwidth as the source gives it, GB/s"),
     "context": F(Number(integer=True, minimum=0, exclusive_min=False, maximum=100000000), required=False,
                  doc="model results; prefill: prompt tokens; decode: tokens already in context"),
     "batch": F(Number(integer=True, maximum=1000000), doc="sequences at once"),
