@@ -187,6 +187,8 @@ def check_offload(o: dict, model: dict) -> None:
         raise EstimateError("est.err.offload", {"layers": model["layers"], "moe_layers": moe_layers(model)})
     if spec["kind"] != "none" and o["mode"] != "inference":
         raise EstimateError("est.err.offload_training")
+    if spec["kind"] != "none" and o.get("gpu_layers") is not None:
+        raise EstimateError("est.err.offload_gpu_layers")
     allowed = TABLES["runtimes"][o["runtime"]].get("offload") or ()
     if spec["kind"] in ("layers", "experts", "auto") and spec["kind"] not in allowed and not (spec["kind"] == "auto" and allowed):
         raise EstimateError("est.err.offload_runtime", {"runtime": o["runtime"], "kind": spec["kind"]})

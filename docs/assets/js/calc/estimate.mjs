@@ -817,6 +817,7 @@ export function checkOffload(o, model) {
   const spec = parseOffload(o.offload || "none", model);
   if (spec === null) throw new EstimateError("est.err.offload", { layers: model.layers, moe_layers: moeLayers(model) });
   if (spec.kind !== "none" && o.mode !== "inference") throw new EstimateError("est.err.offload_training");
+  if (spec.kind !== "none" && o.gpu_layers !== null && o.gpu_layers !== undefined) throw new EstimateError("est.err.offload_gpu_layers");
   const allowed = RUNTIME[o.runtime].offload || [];
   if (["layers", "experts", "auto"].includes(spec.kind) && !allowed.includes(spec.kind) && !(spec.kind === "auto" && allowed.length)) {
     throw new EstimateError("est.err.offload_runtime", { runtime: o.runtime, kind: spec.kind });
