@@ -125,7 +125,9 @@ def _fits(mem: dict, limit: float, host_limit) -> bool:
 
 
 def auto_split(model: dict, o: dict, constants: dict | None, limit: float, host_limit) -> dict:
-    """The least offload whose card share fits ``limit``: experts of the fewest layers, then the fewest layers."""
+    """The least offload whose card share fits ``limit``: experts of the fewest layers, then the fewest layers.
+    ``host_limit`` does not change the choice (the least offload also puts the least in host memory);
+    the caller checks the host's share against it."""
     def fits(split):
         return split_memory(model, o, constants, o["context"], split)["total_bytes"] <= limit
 

@@ -741,7 +741,8 @@ export function splitMemory(model, o, constants, context, split) {
   return { ...mem, host_layers: h, expert_layers: e, experts_host_bytes: moved };
 }
 
-export function autoSplit(model, o, constants, limit, hostLimit = null) { // eslint-disable-line no-unused-vars
+// hostLimit does not change the choice (the least offload puts the least in host memory); the caller checks it
+export function autoSplit(model, o, constants, limit, hostLimit = null) {
   const fits = (split) => splitMemory(model, o, constants, o.context, split).total_bytes <= limit;
   const least = (make, top) => {
     if (!fits(make(top))) return null;
