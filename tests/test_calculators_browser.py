@@ -544,7 +544,7 @@ def test_llm_model_picked_by_typing_part_of_its_name(server, page):
     assert llm_field(page, "weights").input_value() == "nf4"  # QLoRA moved the format to its only choice
     # a training mode offers only what it can train with
     disabled = llm_field(page, "runtime").evaluate("e => [...e.options].filter(o => o.disabled).map(o => o.value)")
-    assert sorted(disabled) == ["llama.cpp", "vllm"]
+    assert sorted(disabled) == ["llama.cpp", "mlx", "sglang", "vllm"]
 
 
 LLM_STATE = {"model": "Qwen3 8B", "runtime": "llama.cpp", "weights": "q4_k_m", "context": "16,384", "kv": "q8_0",
@@ -777,6 +777,12 @@ CLI_CASES = [
      "context": 2048, "kv": "f16", "batch": 2, "gpus": 1, "ckpt": "0"},
     {"model": "llama-3-2-1b", "gpu": "a100-sxm4-80gb", "mode": "full", "runtime": "transformers", "weights": "bf16",
      "context": 1024, "kv": "f16", "batch": 4, "gpus": 1, "flash": "0"},
+    # the experts of every MoE layer in 64 GiB of host memory (llama.cpp's --cpu-moe)
+    {"model": "qwen3-30b-a3b", "gpu": "rtx-4090", "mode": "inference", "runtime": "llama.cpp", "weights": "q8_0",
+     "context": 4096, "kv": "f16", "batch": 1, "gpus": 1, "offload": "experts", "host_gb": "64"},
+    # too large, no offload: no speed, the shortfall and what would fit
+    {"model": "llama-3-1-70b", "gpu": "rtx-4090", "mode": "inference", "runtime": "llama.cpp", "weights": "q8_0",
+     "context": 4096, "kv": "f16", "batch": 1, "gpus": 1},
 ]
 
 
@@ -792,6 +798,10 @@ def _cli(case) -> dict:
         args.append("--no-checkpointing")
     if case.get("flash") == "0":
         args.append("--no-flash-attention")
+    if case.get("offload"):
+        args += ["--offload", case["offload"]]
+    if case.get("host_gb"):
+        args += ["--host-memory-gb", case["host_gb"]]
     out = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)
@@ -803,6 +813,7 @@ def test_llm_figures_equal_the_command_line(server, page, case):
     query = {"model": case["model"], "card": case["gpu"], "mode": case["mode"], "runtime": case["runtime"],
              "weights": case["weights"], "context": case["context"], "kv": case["kv"], "batch": case["batch"],
              "gpus": case["gpus"], "ckpt": case.get("ckpt", "1"), "flash": case.get("flash", "1")}
+    query.update({k: case[k] for k in ("offload", "host_gb") if k in case})
     page.goto(server + LLM_URL + "?" + "&".join(f"{k}={v}" for k, v in query.items()))
     wait_ready(page, "llm")
     got = last(page, "llm")
@@ -835,6 +846,7 @@ def test_llm_figures_equal_the_command_line(server, page, case):
         assert f'±{expected["error"]["decode_tokens_per_s"]["median_pct"]:g} %' in text
     if expected["max_context"] is not None:
         assert f'{expected["max_context"]:,}' in llm_out(page, "o_context")
+    assert got.get("offload") == expected.get("offload") and got.get("shortfall") == expected.get("shortfall")
     if expected["reserved_bytes"] is not None:
         assert f'{expected["reserved_bytes"] / gib:,.1f}'.rstrip("0").rstrip(".") in llm_out(page, "o_usable")
     text = root_of(page, "llm").inner_text()
@@ -908,3 +920,39 @@ def test_llm_pasted_config_message_in_korean(server, page):
     scope.locator("[data-wg-config-read]").click()
     assert llm_out(page, "config_status") == _ko("calc.llm.config_done").replace("{layers}", "56").replace("{attention}", "4")
     assert last(page, "llm") is not None
+def test_llm_too_large_shows_the_shortfall_then_offload_makes_it_fit(server, page, browser):
+    """A model larger than the card: no speed, how far it is short and what would fit; offloading the
+    experts (with the host memory given) makes it fit, with a speed read from host memory, and the
+    address keeps the choice. llama.cpp lists only the cards it runs: no TPU, Gaudi or Kepler card."""
+    page.goto(server + LLM_URL + "?model=qwen3-30b-a3b&card=rtx-4090&runtime=llama.cpp&weights=q8_0&context=4096")
+    wait_ready(page, "llm")
+    scope = root_of(page, "llm")
+    r = last(page, "llm")
+    assert r["fits"] is False and r["decode_tokens_per_s"] is None and r["prefill_tokens_per_s"] is None
+    kinds = [s["kind"] for s in r["shortfall"]["suggestions"]]
+    assert "offload" in kinds and "gpus" in kinds and "weights" in kinds
+    fit = llm_out(page, "o_fit")
+    short = f"{r['shortfall']['bytes'] / 2**30:,.2f}".rstrip("0").rstrip(".")
+    assert f"{short} GiB short" in fit and "Q5_K_M" in fit and "the experts of 12 layers" in fit, fit
+    assert "paged optimizer" not in scope.inner_text()
+    assert llm_out(page, "o_decode") == scope.get_attribute("data-m-calc-llm-no_speed_fit")
+    assert not any(c["id"].startswith(("tpu-", "gaudi-")) or c["id"] in ("gtx-680", "tesla-k80") for c in r["cards"])
+    assert {"rtx-4090", "apple-m3-max"} <= {c["id"] for c in r["cards"]}
+    llm_field(page, "offload").select_option("auto")
+    llm_field(page, "host_gb").fill("64")
+    done = last(page, "llm")
+    assert done["fits"] is True and done["decode_tokens_per_s"] > 0 and done["offload"]["expert_layers"] > 0
+    host = llm_out(page, "o_fit")
+    gib = f"{done['memory']['host_bytes'] / 2**30:,.2f}".rstrip("0").rstrip(".")
+    assert gib in host and "paged optimizer" not in host, host
+    assert "offload=auto" in page.url and "host_gb=64" in page.url
+    fresh = browser.new_context().new_page()
+    try:
+        fresh.goto(page.url)
+        wait_ready(fresh, "llm")
+        assert last(fresh, "llm")["offload"] == done["offload"]
+    finally:
+        fresh.context.close()
+    llm_field(page, "host_gb").fill("4")  # too little host memory: it no longer fits
+    short = last(page, "llm")
+    assert short["fits"] is False and short["shortfall"]["host_bytes"] > 0 and short["decode_tokens_per_s"] is None

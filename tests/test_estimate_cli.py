@@ -82,6 +82,18 @@ def test_training_modes_and_relative():
     (("--gpu", "rtx-4090", "--layers", "32"), "missing"),
     (("--gpu", "rtx-4090", "--model", "llama-2-7b", "--mode", "full", "--weights", "q4_0"), "training is estimated"),
     (("--gpu", "rtx-4090", "--model", "llama-2-7b", "--mode", "lora", "--runtime", "vllm"), "training is estimated"),
+    (("--gpu", "tpu-v5e", "--model", "llama-2-7b", "--weights", "q4_k_m"), "llama.cpp does not run on Cloud TPU v5e"),
+    (("--gpu", "gtx-680", "--model", "llama-2-7b", "--weights", "q4_k_m"), "llama.cpp does not run on"),
+    (("--gpu", "rtx-4090", "--model", "llama-2-7b", "--runtime", "mlx"), "mlx does not run on"),
+    (("--gpu", "rtx-4090", "--model", "llama-2-7b", "--weights", "q4_k_m", "--backend", "metal"),
+     "the metal backend of llama.cpp does not run nvidia cards"),
+    (("--gpu", "rtx-4090", "--model", "llama-2-7b", "--weights", "q4_k_m", "--offload", "layers:33"), "--offload takes"),
+    (("--gpu", "rtx-4090", "--model", "llama-2-7b", "--weights", "q4_k_m", "--offload", "experts"),
+     "--offload experts needs a mixture-of-experts model"),
+    (("--gpu", "rtx-4090", "--model", "llama-2-7b", "--runtime", "vllm", "--offload", "auto"),
+     "vllm does not offload auto to host memory"),
+    (("--gpu", "rtx-4090", "--model", "llama-2-7b", "--weights", "q4_k_m", "--host-memory-gb", "-1"),
+     "--host-memory-gb must be a positive number"),
 ])
 def test_bad_input_exits_2_with_one_line(args, needle):
     rc, out, err = cli(*args)
@@ -239,3 +251,36 @@ def test_error_blocks_give_the_unseen_band_and_the_fitted_one():
     unseen, fitted = band["unseen"], band["in_sample"]
     assert (f"+-{unseen['median_pct']:g} % median, p90 {unseen['p90_pct']:g} % on results the fit has not seen" in line
             and f"fitted on {fitted['count']} measurements" in line), line
+
+
+def test_a_model_too_large_prints_no_speed_but_the_shortfall_and_what_would_fit():
+    rc, out, err = cli("--gpu", "rtx-4090", "--model", "qwen3-30b-a3b", "--weights", "q8_0")
+    assert rc == 0, err
+    assert "GiB short on the card; no speed is estimated" in out
+    assert "tokens/s" not in out and "paged optimizer" not in out
+    assert "--weights q5_k_m" in out and "--offload experts:" in out and "--gpus 2" in out
+
+
+def test_offload_experts_to_host_memory_in_json_and_text():
+    rc, out, err = cli("--gpu", "rtx-4090", "--model", "qwen3-30b-a3b", "--weights", "q8_0", "--offload", "auto",
+                       "--host-memory-gb", "64", "--host-bandwidth-gbs", "80", "--format", "json")
+    assert rc == 0, err
+    r = json.loads(out)
+    assert r["fits"] and r["decode_tokens_per_s"] > 0 and r["shortfall"] is None
+    assert r["offload"]["host_layers"] == 0 and r["offload"]["expert_layers"] > 0
+    assert r["basis"]["host_bandwidth_gbs"] == 80 and r["basis"]["backend"] == "cuda"
+    rc, out, err = cli("--gpu", "rtx-4090", "--model", "qwen3-30b-a3b", "--weights", "q8_0", "--offload", "auto")
+    assert rc == 0, err
+    assert "the routed experts of" in out and "offloaded weights and cache" in out and "paged optimizer" not in out
+
+
+def test_front_ends_and_backends_name_the_runtime_they_run():
+    rc, out, err = cli("--gpu", "rx-7900-xtx", "--model", "llama-3-1-8b", "--runtime", "ollama", "--weights", "q4_k_m",
+                       "--backend", "vulkan", "--format", "json")
+    assert rc == 0, err
+    basis = json.loads(out)["basis"]
+    assert basis["runtime"] == "llama.cpp" and basis["front_end"] == "ollama" and basis["backend"] == "vulkan"
+    rc, out, err = cli("--gpu", "apple-m3-max", "--model", "llama-3-1-8b", "--runtime", "lm-studio", "--weights",
+                       "mlx_4bit", "--format", "json")
+    assert rc == 0, err
+    assert json.loads(out)["basis"]["runtime"] == "mlx"

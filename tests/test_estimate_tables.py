@@ -111,7 +111,7 @@ def test_the_validator_enums_and_the_command_choices_are_the_tables():
     assert list(actions["kv_cache"].choices) == list(T["kv_cache"])
     assert list(actions["mode"].choices) == list(T["modes"])
     assert list(actions["optimizer"].choices) == list(T["optimizers"])
-    assert list(actions["runtime"].choices) == [r for r, t in T["runtimes"].items() if t.get("offered")]
+    assert list(actions["runtime"].choices) == [r for r, t in T["runtimes"].items() if t.get("offered")] + list(T["front_ends"])
     for name in ("mode", "kv_cache", "context", "batch", "gpus", "lora_rank", "optimizer"):
         assert actions[name].default == T["defaults"][name], name
     assert MESSAGES == {k: v["cli"] for k, v in formats.ERRORS.items()}
@@ -145,7 +145,9 @@ def test_the_forms_choices_defaults_and_messages_come_from_the_tables():
     assert options["targets"] == list(T["calculator"]["lora_presets"])
     d = T["defaults"]
     assert chosen == {"mode": [d["mode"]], "runtime": [T["default_runtime"]], "weights": [T["default_weights"]],
-                      "kv": [d["kv_cache"]], "opt": [d["optimizer"]], "targets": ["all"]}
+                      "kv": [d["kv_cache"]], "opt": [d["optimizer"]], "targets": ["all"], "offload": [d["offload"]],
+                      "backend": ["default"]}  # the vendor's backend
+    assert options["backend"] == ["default", *T["runtimes"]["llama.cpp"]["backends"]]
     for name, value in (("context", d["context"]), ("batch", d["batch"]), ("gpus", d["gpus"]), ("rank", d["lora_rank"])):
         assert re.search(rf'name="{name}" type="text" inputmode="numeric" value="{value}"', html), name
     for name, on in (("ckpt", d["checkpointing"]), ("flash", d["flash_attention"]), ("master", d["master_weights"]),

@@ -24,10 +24,13 @@ from generator.estimate.formats import (
     LORA_TARGETS,
     MODES,
     OPTIMIZERS,
+    TABLES,
     WEIGHT_FORMATS,
 )
 from generator.estimate.hfconfig import ConfigError, model_from_config
+from generator.estimate.offload import FRONT_ENDS
 from generator.facts.derive import derive
+from generator.facts.support import runtime_cards
 
 # the engine's error keys, each with its sentence (docs/assets/js/calc/tables.json)
 MESSAGES = {key: spec["cli"] for key, spec in ERRORS.items()}
@@ -36,7 +39,10 @@ OPTION_OF = {"parameters_b": "--params", "active_parameters_b": "--active-params
              "hidden_size": "--hidden", "attention_heads": "--heads", "kv_heads": "--kv-heads", "head_dim": "--head-dim",
              "vocab_size": "--vocab", "intermediate_size": "--intermediate", "experts": "--experts",
              "experts_per_token": "--experts-per-token", "context": "--context", "batch": "--batch", "gpus": "--gpus",
-             "lora_rank": "--lora-rank"}
+             "lora_rank": "--lora-rank", "host_memory_gb": "--host-memory-gb", "host_bandwidth_gbs": "--host-bandwidth-gbs",
+             "pcie_gbs": "--pcie-gbs"}
+# every backend a runtime may name (llama.cpp: cuda, rocm, vulkan, metal, sycl, cpu)
+BACKENDS = list(dict.fromkeys(b for t in TABLES["runtimes"].values() for b in t.get("backends") or ()))
 
 
 class UsageError(Exception):
@@ -94,8 +100,22 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--kv-cache", choices=list(KV_BYTES), default=DEFAULTS["kv_cache"])
     p.add_argument("--context", type=whole, default=DEFAULTS["context"])
     p.add_argument("--batch", type=whole, default=DEFAULTS["batch"], help="concurrent sequences")
-    p.add_argument("--runtime", choices=CLI_RUNTIMES, help="default: llama.cpp for GGUF formats, else transformers")
+    p.add_argument("--runtime", choices=list(CLI_RUNTIMES) + list(FRONT_ENDS),
+                   help="default: llama.cpp for GGUF formats, mlx for MLX's, else transformers; ollama and lm-studio "
+                        "name the runtime they run (llama.cpp, or mlx for MLX weights in lm-studio)")
+    p.add_argument("--backend", choices=BACKENDS,
+                   help="llama.cpp's backend (default the vendor's: cuda on NVIDIA, rocm on AMD, metal on Apple, sycl on "
+                        "Intel); cpu keeps every layer in host memory")
     p.add_argument("--gpu-layers", type=whole, help="layers kept on the GPU, the rest offloaded to the CPU (llama.cpp)")
+    p.add_argument("--offload", default=DEFAULTS["offload"],
+                   help="inference, llama.cpp: none (default), auto (the least that fits), layers:N (N layers in host "
+                        "memory), experts (every MoE layer's routed experts in host memory, --cpu-moe) or experts:N "
+                        "(--n-cpu-moe N)")
+    p.add_argument("--host-memory-gb", type=float, help="host memory for what is offloaded (GiB); default: not checked")
+    p.add_argument("--host-bandwidth-gbs", type=float,
+                   help="host memory bandwidth, GB/s (default: 60 desktop, 240 for data-centre cards, the card's own "
+                        "with unified memory)")
+    p.add_argument("--pcie-gbs", type=float, help="host-to-card copy speed in prefill, GB/s (default 25)")
     p.add_argument("--no-flash-attention", action="store_true")
     p.add_argument("--no-checkpointing", action="store_true", help="training without gradient checkpointing")
     p.add_argument("--lora-rank", type=whole, default=DEFAULTS["lora_rank"],
@@ -224,6 +244,7 @@ def _band(e) -> str:
 def _text(r: dict) -> str:
     rows = []
     err = r["error"]
+    off = r.get("offload")
     if r.get("memory"):
         m = r["memory"]
         for key in ("weights_bytes", "kv_cache_bytes", "activations_bytes", "overhead_bytes", "gradients_bytes",
@@ -233,11 +254,18 @@ def _text(r: dict) -> str:
                              _band(err.get("weights_bytes")) if key == "weights_bytes" else ""))
         rows.append(("total per GPU", _gib(m["total_bytes"]), _band(err.get("memory"))))
         if m.get("host_bytes"):
-            rows.append(("in host memory", _gib(m["host_bytes"]), ""))
+            what = ("the paged optimizer's state" if off is None
+                    else "offloaded weights and cache" if off["host_layers"] or off["expert_layers"]
+                    else "token embeddings, which llama.cpp keeps there")
+            rows.append(("in host memory", _gib(m["host_bytes"]), what))
+        if off and (off["host_layers"] or off["expert_layers"]):
+            rows.append(("offload", _offload_text(off), ""))
         rows.append(("usable on the GPU", _gib(r["usable_bytes"]), ""))
         if r.get("reserved_bytes") is not None:
             rows.append(("vLLM reserves (90 %)", _gib(r["reserved_bytes"]), "pre-allocated whatever the model needs"))
-        rows.append(("fits", "yes" if r["fits"] else "no", ""))
+        rows.append(("fits", "yes" if r["fits"] else "no", _short_text(r.get("shortfall"))))
+        for s in (r.get("shortfall") or {}).get("suggestions") or ():
+            rows.append(("would fit", _suggestion_text(s), ""))
         if r.get("max_context") is not None:
             rows.append(("longest context that fits", f"{r['max_context']:,} tokens", ""))
     if r.get("decode_tokens_per_s") is not None:
@@ -256,13 +284,45 @@ def _text(r: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _offload_text(off: dict) -> str:
+    parts = []
+    if off["host_layers"]:
+        parts.append(f"{off['host_layers']} layers")
+    if off["expert_layers"]:
+        parts.append(f"the routed experts of {off['expert_layers']} layers")
+    return " and ".join(parts) + " in host memory"
+
+
+def _short_text(short) -> str:
+    if not short:
+        return ""
+    out = []
+    if short["bytes"]:
+        out.append(f"{_gib(short['bytes'])} short on the card")
+    if short["host_bytes"]:
+        out.append(f"{_gib(short['host_bytes'])} short in host memory")
+    return "; ".join(out) + "; no speed is estimated"
+
+
+def _suggestion_text(s: dict) -> str:
+    if s["kind"] == "weights":
+        return f"--weights {s['weights']}"
+    if s["kind"] == "context":
+        return f"--context {s['context']:,} (or shorter)"
+    if s["kind"] == "offload":
+        return f"--offload {s['offload']} ({_gib(s['host_bytes'])} in host memory)"
+    return f"--gpus {s['gpus']}"
+
+
 def _options(args) -> dict:
     return {"mode": args.mode, "weights": args.weights, "kv_cache": args.kv_cache, "context": args.context,
             "batch": args.batch, "runtime": args.runtime, "gpus": args.gpus, "gpu_layers": args.gpu_layers,
             "flash_attention": not args.no_flash_attention, "checkpointing": not args.no_checkpointing,
             "lora_rank": args.lora_rank, "optimizer": args.optimizer, "master_weights": not args.no_master_weights,
             "optimizer_in_backward": args.optimizer_in_backward, "chunked_loss": args.chunked_loss,
-            "lora_targets": [t.strip() for t in args.lora_targets.split(",")]}
+            "lora_targets": [t.strip() for t in args.lora_targets.split(",")], "offload": args.offload,
+            "host_memory_gb": args.host_memory_gb, "host_bandwidth_gbs": args.host_bandwidth_gbs,
+            "pcie_gbs": args.pcie_gbs, "backend": args.backend}
 
 
 def _check_input(args) -> dict | None:
@@ -307,8 +367,9 @@ def _estimate(args, facts, model: dict | None) -> dict:
     if model is None:
         model = find_model(bundle.models, args.model)
     options = _options(args)
-    estimate(model, gpu, options, {})  # reject impossible input before fitting the constants
-    return estimate(model, gpu, options, published(args.reference))
+    cards = {"runtime_cards": runtime_cards(facts.ds)}
+    estimate(model, gpu, options, cards)  # reject impossible input before fitting the constants
+    return estimate(model, gpu, options, {**published(args.reference), **cards})
 
 
 def _run(args) -> int:

@@ -32,6 +32,9 @@ KV_FORMATS = tuple(formats.KV_BYTES)
 # the kernels that multiply GPTQ/AWQ weights, where a source names the one a run used
 KERNELS = ("cuda-old", "cuda", "exllama", "exllama-v2", "marlin", "triton")
 RUNTIMES = formats.RUNTIMES
+# the backends a runtime may run a card with (llama.cpp: cuda, rocm, vulkan, metal, sycl, cpu), and the vendors' own
+BACKENDS = tuple(dict.fromkeys([*(b for t in formats.TABLES["runtimes"].values() for b in t.get("backends") or ()),
+                                *formats.VENDOR_BACKEND.values()]))
 METRICS = ("decode_tokens_per_s", "prefill_tokens_per_s", "peak_memory_gib", "weights_gib", "training_tokens_per_s",
            "training_throughput")
 MODES = formats.MODES
@@ -237,6 +240,14 @@ def rule_result_subject(result, ctx, kp):
             ctx.err(kp, f"a result names its {name} (or, for a training benchmark, a workload)")
     if result.get("metric") == "training_throughput":
         ctx.err(kp + ("metric",), "training_throughput is for workload results; a model result gives training_tokens_per_s")
+    _run_conditions(result, ctx, kp)
+    _training_conditions(result, ctx, kp)
+
+
+def _run_conditions(result, ctx, kp):
+    """The conditions of a model result that only some runs have: offload, kernels, generated tokens."""
+    if result.get("host_bandwidth_gbs") is not None and result.get("offload") is None:
+        ctx.err(kp + ("host_bandwidth_gbs",), "host_bandwidth_gbs describes a run with offload: give offload too")
     if result.get("kernel") is not None and result.get("weights") not in ("gptq", "awq"):
         ctx.err(kp + ("kernel",), "kernel names the kernel of GPTQ or AWQ weights (weights: gptq or awq)")
     if result.get("generated_tokens") is not None and (
@@ -246,7 +257,6 @@ def rule_result_subject(result, ctx, kp):
                                             "the prompt: a decode_tokens_per_s or peak_memory_gib result")
     if result.get("mode") == "inference" and result.get("metric") == "training_tokens_per_s":
         ctx.err(kp + ("mode",), "training_tokens_per_s is measured in a training mode (full, lora or qlora)")
-    _training_conditions(result, ctx, kp)
 
 
 def _training_conditions(result, ctx, kp):
@@ -275,6 +285,13 @@ RESULT = Record({
     "kv_cache": F(Enum(KV_FORMATS), required=False, doc="default f16"),
     "kernel": F(Enum(KERNELS), required=False,
                 doc="GPTQ/AWQ weights: the kernel that multiplied them, where the source names it"),
+    "backend": F(Enum(BACKENDS), required=False,
+                 doc="the runtime's backend where it is not the vendor's default (llama.cpp: vulkan on an AMD or Intel card)"),
+    "offload": F(Str(max_len=20, pattern=re.compile(r"^(layers|experts):[0-9]+$"),
+                     hint="layers:N (N layers in host memory) or experts:N (llama.cpp's --n-cpu-moe N)"), required=False,
+                 doc="inference with part of the model in host memory: layers:N or experts:N"),
+    "host_bandwidth_gbs": F(Number(maximum=100000), required=False,
+                            doc="with offload: the host memory's bandwidth as the source gives it, GB/s"),
     "context": F(Number(integer=True, minimum=0, exclusive_min=False, maximum=100000000), required=False,
                  doc="model results; prefill: prompt tokens; decode: tokens already in context"),
     "batch": F(Number(integer=True, maximum=1000000), doc="sequences at once"),

@@ -37,7 +37,29 @@ from generator.estimate.memory import (
     training_memory,
     usable_bytes,
 )
-from generator.estimate.speed import decode_tokens_per_s, matrix_tflops, prefill_tokens_per_s, relative_training, speed_constants
+from generator.estimate.offload import (
+    adjust_decode_terms,
+    adjust_prefill_terms,
+    backends_of,
+    chosen_split,
+    default_backend,
+    host_bandwidth_gbs,
+    host_limit_bytes,
+    moe_layers,
+    parse_offload,
+    resolve_front_end,
+    smaller_formats,
+    split_memory,
+)
+from generator.estimate.speed import (
+    decode_from_terms,
+    decode_terms,
+    matrix_tflops,
+    prefill_from_terms,
+    prefill_terms,
+    relative_training,
+    speed_constants,
+)
 
 MAX_CONTEXT_SEARCH = LIMITS["context_search"]
 MODEL_LIMITS = LIMITS["model"]
@@ -114,6 +136,7 @@ def resolve_options(options: dict | None) -> dict:
     """Options with their defaults: runtime from the format, format from the runtime."""
     o = dict(DEFAULTS)
     o.update({k: v for k, v in (options or {}).items() if v is not None})
+    o = resolve_front_end(o)
     if o.get("runtime") is None:
         o["runtime"] = default_runtime(o["weights"]) if o.get("weights") else "transformers"
     if o.get("weights") is None:
@@ -125,6 +148,7 @@ def check_options(o: dict, model: dict) -> None:
     """Each option alone, then what the runtime and the mode accept together."""
     _check_values(o, model)
     _check_runtime(o)
+    check_offload(o, model)
 
 
 def _check_values(o: dict, model: dict) -> None:
@@ -148,6 +172,14 @@ def _check_values(o: dict, model: dict) -> None:
 
 
 def _check_runtime(o: dict) -> None:
+    own = WEIGHT_FORMATS[o["weights"]].get("runtimes")
+    if own and o["runtime"] not in own:
+        raise EstimateError("est.err.format_only_runtime", {"weights": o["weights"], "runtime": o["runtime"],
+                                                            "runtimes": ", ".join(own)})
+    loads = TABLES["runtimes"][o["runtime"]].get("loads")
+    if loads and o["runtime"] not in GGUF_ONLY_RUNTIMES and o["weights"] not in loads:
+        raise EstimateError("est.err.runtime_loads", {"weights": o["weights"], "runtime": o["runtime"],
+                                                      "loads": ", ".join(loads)})
     if is_gguf(o["weights"]) and o["runtime"] not in GGUF_ONLY_RUNTIMES:
         raise EstimateError("est.err.gguf_runtime", {"weights": o["weights"], "runtime": o["runtime"]})
     if o["runtime"] in GGUF_ONLY_RUNTIMES and not is_gguf(o["weights"]) and o["weights"] not in GGUF_RUNTIME_LOADS[o["runtime"]]:
@@ -163,6 +195,79 @@ def _check_runtime(o: dict) -> None:
             raise EstimateError("est.err.training_weights", {"weights": o["weights"]})
         if o["gpu_layers"] is not None:
             raise EstimateError("est.err.gpu_layers_training")
+
+
+# ------------------------------------------------------------ offload, backends, runtime's cards
+def check_offload(o: dict, model: dict) -> None:
+    """offload, host memory and bandwidth, PCIe, backend: each alone, then against the runtime and the mode."""
+    for name in ("host_memory_gb", "host_bandwidth_gbs", "pcie_gbs"):
+        if o.get(name) is not None:
+            check_limit(name, o[name], LIMITS[name])
+    spec = parse_offload(o.get("offload") or "none", model)
+    if spec is None:
+        raise EstimateError("est.err.offload", {"layers": model["layers"], "moe_layers": moe_layers(model)})
+    if spec["kind"] != "none" and o["mode"] != "inference":
+        raise EstimateError("est.err.offload_training")
+    if spec["kind"] != "none" and o.get("gpu_layers") is not None:
+        raise EstimateError("est.err.offload_gpu_layers")
+    allowed = TABLES["runtimes"][o["runtime"]].get("offload") or ()
+    if spec["kind"] in ("layers", "experts", "auto") and spec["kind"] not in allowed and not (spec["kind"] == "auto" and allowed):
+        raise EstimateError("est.err.offload_runtime", {"runtime": o["runtime"], "kind": spec["kind"]})
+    if spec["kind"] == "experts" and not moe_layers(model):
+        raise EstimateError("est.err.offload_experts")
+    if o.get("backend") is not None:
+        table = backends_of(o["runtime"]) or {}
+        if o["backend"] not in table:
+            raise EstimateError("est.err.backend", {"runtime": o["runtime"], "backend": o["backend"],
+                                                    "backends": ", ".join(table) or "none to choose"})
+
+
+def check_backend_card(o: dict, gpu: dict) -> None:
+    """The chosen backend runs the card's vendor."""
+    vendors = (backends_of(o["runtime"]) or {}).get(o.get("backend") or "")
+    if o.get("backend") and vendors is not None and gpu.get("vendor") not in vendors:
+        raise EstimateError("est.err.backend_card", {"runtime": o["runtime"], "backend": o["backend"],
+                                                     "vendor": gpu.get("vendor")})
+
+
+def check_runtime_card(o: dict, gpu: dict, runtime_cards: dict | None) -> None:
+    """``runtime_cards`` (runtime -> the card ids some build of its software stack runs, from
+    data/software.yaml): a runtime listed there runs only those cards."""
+    cards = (runtime_cards or {}).get(o["runtime"])
+    if cards is not None and gpu.get("id") not in cards:
+        raise EstimateError("est.err.runtime_card", {"runtime": o["runtime"], "gpu": gpu.get("name") or gpu.get("id")})
+
+
+def shortfall(model: dict, gpu: dict, o: dict, constants: dict | None, mem: dict, limit: float) -> dict:
+    """How far a setup is from fitting and what would make it fit: a smaller format, a shorter context,
+    offload (where the runtime offloads), more cards."""
+    host_limit = host_limit_bytes(o)
+    out = {"bytes": max(0.0, mem["total_bytes"] - limit),
+           "host_bytes": max(0.0, mem["host_bytes"] - host_limit) if host_limit is not None else 0.0,
+           "suggestions": []}
+    if mem["total_bytes"] <= limit:
+        return out
+    tries = out["suggestions"]
+    for weights in smaller_formats(o):
+        trial = {**o, "weights": weights}
+        if _memory(model, trial, constants, o["context"])["total_bytes"] <= limit:
+            tries.append({"kind": "weights", "weights": weights})
+            break
+    context = max_context(model, o, constants, limit)
+    if context is not None:
+        tries.append({"kind": "context", "context": context})
+    if TABLES["runtimes"][o["runtime"]].get("offload") and o.get("backend") != "cpu":
+        split = chosen_split(model, {**o, "offload": "auto"}, constants, limit, host_limit)
+        trial = split_memory(model, o, constants, o["context"], split)
+        if trial["total_bytes"] <= limit and (host_limit is None or trial["host_bytes"] <= host_limit):
+            kind = "layers" if split["host_layers"] else "experts"
+            n = split["host_layers"] or split["expert_layers"]
+            tries.append({"kind": "offload", "offload": f"{kind}:{n}", "host_bytes": trial["host_bytes"]})
+    for n in range(o["gpus"] + 1, LIMITS["cards"] + 1):
+        if _memory(model, {**o, "gpus": n}, constants, o["context"])["total_bytes"] <= limit:
+            tries.append({"kind": "gpus", "gpus": n})
+            break
+    return out
 
 
 def error_band(errors: dict | None, metric: str, runtime: str):
@@ -190,6 +295,8 @@ def with_bands(entry: dict) -> dict:
 
 
 def _memory(model: dict, o: dict, constants: dict | None, context: int) -> dict:
+    if o["mode"] == "inference" and o.get("split"):
+        return split_memory(model, o, constants, context, o["split"])
     if o["mode"] == "inference":
         return inference_memory(model, o["weights"], o["kv_cache"], context, o["batch"], o["runtime"], o["gpus"],
                                 o["gpu_layers"], o["flash_attention"], constants)
@@ -225,18 +332,21 @@ def estimate(model: dict, gpu: dict, options: dict | None = None, table: dict | 
     o = resolve_options(options)
     check_options(o, model)
     table = table or {}
+    check_backend_card(o, gpu)
+    check_runtime_card(o, gpu, table.get("runtime_cards"))
+    if o.get("backend"):
+        gpu = {**gpu, "backend": o["backend"]}
     constants, errors = table.get("constants") or {}, table.get("errors") or {}
-    mem = _memory(model, o, constants, o["context"])
     usable = usable_bytes(gpu)
     reserved = usable * VLLM_UTILIZATION if o["runtime"] in SERVING_RUNTIMES else None
     limit = reserved if reserved is not None else usable
-    fits = mem["total_bytes"] <= limit
+    host_limit = host_limit_bytes(o)
+    o["split"] = chosen_split(model, o, constants, limit, host_limit) if o["mode"] == "inference" else None
+    mem = _memory(model, o, constants, o["context"])
+    fits = mem["total_bytes"] <= limit and (host_limit is None or mem["host_bytes"] <= host_limit)
     decode = prefill = None
-    if o["mode"] == "inference":
-        decode = decode_tokens_per_s(model, gpu, o["weights"], o["kv_cache"], o["context"], o["batch"], o["runtime"],
-                                     o["gpus"], o["gpu_layers"], constants)
-        prefill = prefill_tokens_per_s(model, gpu, o["weights"], o["context"], o["batch"], o["runtime"], o["gpus"],
-                                       o["gpu_layers"], constants)
+    if o["mode"] == "inference" and fits:
+        decode, prefill = _speeds(model, gpu, o, constants)
     ref = table.get("reference")
     relative = None
     if o["mode"] != "inference" and ref:
@@ -263,10 +373,43 @@ def estimate(model: dict, gpu: dict, options: dict | None = None, table: dict | 
              "relative_constants": constants.get("relative"), "reference": ref.get("id") if ref else None}
     if "trainable_params" in mem:
         basis["trainable_params"] = mem["trainable_params"]
-    return {"memory": memory, "fits": fits, "usable_bytes": usable, "reserved_bytes": reserved,
-            "max_context": max_context(model, o, constants, limit) if o["mode"] == "inference" else None,
-            "decode_tokens_per_s": decode, "prefill_tokens_per_s": prefill, "training_relative": relative,
-            "error": band, "basis": basis}
+    out = {"memory": memory, "fits": fits, "usable_bytes": usable, "reserved_bytes": reserved,
+           "max_context": max_context(model, o, constants, limit) if o["mode"] == "inference" else None,
+           "decode_tokens_per_s": decode, "prefill_tokens_per_s": prefill, "training_relative": relative,
+           "error": band, "basis": basis}
+    if o["mode"] == "inference":
+        split = o["split"]
+        basis.update({"front_end": o.get("front_end"), "backend": backend_name(o, gpu), "offload": o.get("offload"),
+                      "host_layers": split["host_layers"], "expert_layers": split["expert_layers"],
+                      "host_memory_gb": o.get("host_memory_gb"),
+                      "host_bandwidth_gbs": host_bandwidth_gbs(gpu, o.get("host_bandwidth_gbs")),
+                      "pcie_gbs": o.get("pcie_gbs") or basis["speed_constants"]["pcie_gbs"]})
+        out["offload"] = {"host_layers": split["host_layers"], "expert_layers": split["expert_layers"],
+                          "host_bytes": mem["host_bytes"], "host_limit_bytes": host_limit,
+                          "experts_host_bytes": mem.get("experts_host_bytes", 0.0)}
+        out["shortfall"] = None if fits else shortfall(model, gpu, o, constants, mem, limit)
+    return out
+
+
+def backend_name(o: dict, gpu: dict):
+    """The backend the estimate ran with: the one chosen, else the runtime's default for the card's vendor."""
+    return o.get("backend") or default_backend(o["runtime"], gpu)
+
+
+def _speeds(model: dict, gpu: dict, o: dict, constants: dict | None):
+    """Decode and prefill tokens/s of a setup that fits, with its split between card and host."""
+    split, layers = o["split"], model["layers"]
+    k = speed_constants(constants, o["runtime"], gpu)
+    t = decode_terms(model, gpu, o["weights"], o["kv_cache"], o["context"], o["batch"], o["runtime"], o["gpus"],
+                     layers - split["host_layers"], constants)
+    decode = decode_from_terms(adjust_decode_terms(t, model, gpu, o, k, split), k)
+    if o.get("backend") == "cpu":
+        return decode, None
+    p = prefill_terms(model, gpu, o["weights"], o["context"], o["batch"], o["runtime"], o["gpus"],
+                      layers - split["host_layers"], constants)
+    if p["compute_s"] is None:
+        return decode, None
+    return decode, prefill_from_terms(adjust_prefill_terms(p, model, o, k, split), k)
 
 
 def training_relative_only(gpu: dict, table: dict | None = None) -> dict:

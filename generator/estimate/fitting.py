@@ -47,6 +47,7 @@ import math
 
 from generator.estimate.formats import GIB, KV_BYTES, LORA_RANK, LORA_TARGETS, WEIGHT_FORMATS, backend
 from generator.estimate.memory import activation_basis, inference_memory, training_memory, weights_parts
+from generator.estimate.offload import adjust_decode_terms, adjust_prefill_terms, parse_offload
 from generator.estimate.relative_fit import REVISIONS_SOURCE, fit_relative, mode_of, relative_groups
 from generator.estimate.speed import (
     DEFAULT_SPEED,
@@ -64,6 +65,8 @@ METRICS = ("decode_tokens_per_s", "prefill_tokens_per_s", "weights_gib", "peak_m
 
 def _inputs(m: dict, models: dict, gpus: dict):
     model, gpu = models.get(m.get("model")), gpus.get(m.get("gpu"))
+    if gpu is not None and m.get("backend"):  # a backend other than the vendor's (llama.cpp's Vulkan)
+        gpu = {**gpu, "backend": m["backend"]}
     weights, value = m.get("weights"), m.get("value")
     if model is None or gpu is None or weights not in WEIGHT_FORMATS or not isinstance(value, (int, float)) or value <= 0:
         return None
@@ -80,14 +83,29 @@ def _inputs(m: dict, models: dict, gpus: dict):
 
 
 def speed_keys(runtime: str, gpu: dict, kernel: str | None = None) -> tuple[str, ...]:
-    keys = ("*", runtime, f"{runtime}/{backend(gpu)}")
+    keys = ("*", runtime, f"{runtime}/{backend(gpu, runtime)}")
     return keys + (f"{keys[2]}/{kernel}",) if kernel else keys
+
+
+def _split(m: dict, x: dict):
+    """A result's offload (layers:N or experts:N) as the engine's split, with the options the
+    adjustment reads; (None, None) without offload."""
+    spec = parse_offload(m.get("offload"), x["model"]) if m.get("offload") else None
+    if spec is None or spec["kind"] not in ("layers", "experts"):
+        return None, None
+    split = {"host_layers": spec["n"] if spec["kind"] == "layers" else 0,
+             "expert_layers": spec["n"] if spec["kind"] == "experts" else 0}
+    o = {"weights": x["weights"], "runtime": x["runtime"], "batch": x["batch"], "context": x["context"],
+         "host_bandwidth_gbs": m.get("host_bandwidth_gbs"), "pcie_gbs": None}
+    return split, o
 
 
 def _terms(m: dict, models: dict, gpus: dict):
     x = _inputs(m, models, gpus)
     if x is None or m.get("metric") not in ("decode_tokens_per_s", "prefill_tokens_per_s"):
         return None
+    split, o = _split(m, x)
+    on_gpu = None if split is None else x["model"]["layers"] - split["host_layers"]
     whole = {}
     if m["metric"] == "decode_tokens_per_s":
         generated = m.get("generated_tokens") or 0
@@ -95,7 +113,9 @@ def _terms(m: dict, models: dict, gpus: dict):
         # and the prompt's processing is part of the time
         context = x["context"] + generated // 2
         t = decode_terms(x["model"], x["gpu"], x["weights"], x["kv"], context, x["batch"], x["runtime"], x["gpus"],
-                         runtime_version=m.get("runtime_version"))
+                         on_gpu, runtime_version=m.get("runtime_version"))
+        if split is not None:  # the host's share read at the host's bandwidth (offload.py)
+            t = adjust_decode_terms(t, x["model"], x["gpu"], o, DEFAULT_SPEED, split)
         if generated and x["context"] >= 1:
             prompt = prefill_terms(x["model"], x["gpu"], x["weights"], x["context"], x["batch"], x["runtime"], x["gpus"])
             if prompt["compute_s"] is None:
@@ -104,9 +124,11 @@ def _terms(m: dict, models: dict, gpus: dict):
     else:
         if x["context"] < 1:
             return None
-        t = prefill_terms(x["model"], x["gpu"], x["weights"], x["context"], x["batch"], x["runtime"], x["gpus"])
+        t = prefill_terms(x["model"], x["gpu"], x["weights"], x["context"], x["batch"], x["runtime"], x["gpus"], on_gpu)
         if t["compute_s"] is None:
             return None
+        if split is not None:
+            t = adjust_prefill_terms(t, x["model"], o, DEFAULT_SPEED, split)
     return {"metric": m["metric"], "terms": t, **whole, "value": x["value"], "log_value": math.log(x["value"]),
             "keys": speed_keys(x["runtime"], x["gpu"], x["kernel"]),
             "publisher": m.get("publisher") or m.get("source")}

@@ -104,7 +104,10 @@ def is_gguf(weights: str) -> bool:
 
 
 def default_runtime(weights: str) -> str:
-    """llama.cpp for GGUF formats, transformers for everything else."""
+    """llama.cpp for GGUF formats, the one runtime of a runtime's own format (MLX's), transformers for the rest."""
+    own = WEIGHT_FORMATS.get(weights, {}).get("runtimes")
+    if own:
+        return own[0]
     return GGUF_ONLY_RUNTIMES[0] if is_gguf(weights) else TABLES["default_runtime"]
 
 
@@ -113,5 +116,12 @@ def default_weights(runtime: str | None) -> str:
     return _RUNTIME.get(runtime or "", {}).get("default_weights") or TABLES["default_weights"]
 
 
-def backend(gpu: dict) -> str:
-    return VENDOR_BACKEND.get(str(gpu.get("vendor") or ""), "other")
+def backend(gpu: dict, runtime: str | None = None) -> str:
+    """The backend a runtime runs the card with: the one chosen (``gpu["backend"]``, set by the
+    engine from ``--backend`` or by a measurement's condition), else the runtime's default for the
+    vendor (llama.cpp: SYCL on Intel), else the vendor's (``backends``)."""
+    if gpu.get("backend"):
+        return str(gpu["backend"])
+    vendor = str(gpu.get("vendor") or "")
+    own = (_RUNTIME.get(runtime or "") or {}).get("vendor_backend") or {}
+    return own.get(vendor) or VENDOR_BACKEND.get(vendor, "other")

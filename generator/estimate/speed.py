@@ -118,7 +118,7 @@ def speed_constants(constants: dict | None, runtime: str, gpu: dict) -> dict:
     """Defaults, overlaid by the fitted values of '*', the runtime, then runtime/backend."""
     table = (constants or {}).get("speed") or {}
     out = dict(DEFAULT_SPEED)
-    for key in ("*", runtime, f"{runtime}/{backend(gpu)}"):
+    for key in ("*", runtime, f"{runtime}/{backend(gpu, runtime)}"):
         out.update(table.get(key, {}))
     return out
 

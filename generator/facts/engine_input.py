@@ -82,6 +82,8 @@ def _read_folder(folder: Path, root: Path, problems: list) -> dict[str, dict]:
 ENGINE_GPU_FIELDS = frozenset({
     "id", "name", "vendor", "segment", "memory_gb", "memory_bandwidth_gbs", "fp32_tflops", "fp16_tensor_tflops",
     "fp8_tensor_tflops", "l2_cache_mb", "gpu_memory_share", "unified_memory",
+    # not a record's field: the backend the engine sets on its copy of a card (--backend, a result's condition)
+    "backend",
 })
 
 

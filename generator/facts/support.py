@@ -11,6 +11,7 @@ import datetime as _dt
 from dataclasses import dataclass
 
 from generator.data.dataset import Dataset, Record
+from generator.estimate.formats import TABLES as ENGINE_TABLES
 
 STATUS_ORDER = {"current": 0, "legacy": 1, "unsupported": 2}
 
@@ -88,3 +89,14 @@ def support_result(s: Support | None) -> dict | None:
         return None
     return {"status": s.status, "as_of": s.as_of.isoformat() if s.as_of else None, "last": s.last,
             "details": [{**d, "date": d["date"].isoformat()} for d in s.details], "features": s.features}
+
+
+def runtime_cards(ds: Dataset) -> dict[str, list[str]]:
+    """Runtime of the estimation engine -> the ids of the cards some build of its software stacks runs
+    (tables.json's ``stacks`` of each runtime, over data/software.yaml); runtimes naming no stack are left out."""
+    if ds.software is None:
+        return {}
+    stacks_of_card = {gid: {d["stack"] for d in s.details} for gid, rec in ds.gpus.items()
+                      if (s := support_of(ds, rec)) is not None}
+    return {runtime: sorted(gid for gid, stacks in stacks_of_card.items() if stacks & set(spec["stacks"]))
+            for runtime, spec in ENGINE_TABLES["runtimes"].items() if spec.get("stacks")}

@@ -22,6 +22,7 @@ from generator.facts.results import (
     software_result,
     topics_result,
 )
+from generator.facts.support import runtime_cards
 from generator.publish.render import Context
 
 SCHEMA_VERSION = 1
@@ -219,6 +220,8 @@ def client_data(ds: Dataset) -> dict:
         "models": [{k: v for k, v in m.items() if k not in ("sources", "notes")} for m in models_result(ds)],
         # fitted constants, measured errors and the reference card: what estimate.mjs takes as `table`
         "estimates": facts.estimates,
+        # runtime -> the cards some build of its software runs (data/software.yaml): the calculator lists only those
+        "runtime_cards": runtime_cards(ds),
         # what the picker applies for each revision, and today's cards (generator/facts/picker.py, today.py)
         "picker": facts.picker_views,
         "today": facts.today_client,

@@ -129,9 +129,15 @@ test("heads × head size other than the hidden size warns and still estimates", 
   assert.ok(ev.result);
   assert.deepEqual(ev.warnings.arch, { key: "calc.llm.warn_arch", params: { product: 5120, hidden: 4096 } });
   assert.equal(L.evaluate(raw({ custom: "1" }), ctx).warnings.arch, undefined);
+  // beyond the model's longest context the engine refuses, on the context field (one rule with the CLI)
   const long = L.evaluate(raw({ context: String(llama8.max_context + 1) }), ctx);
-  assert.ok(long.result);
-  assert.deepEqual(long.warnings.context, { key: "calc.llm.warn_context", params: { max: llama8.max_context } });
+  assert.equal(long.result, null);
+  assert.equal(long.errors.context.key, "calc.llm.err_context_model");
+  // within the context its publisher reaches with RoPE scaling: estimated, with a note
+  const scaled = { ...llama8, max_context_scaled: llama8.max_context * 4 };
+  const yarn = L.evaluate(raw({ context: String(llama8.max_context * 2) }), { ...ctx, models: ctx.models.map((m) => (m.id === llama8.id ? scaled : m)) });
+  assert.ok(yarn.result);
+  assert.deepEqual(yarn.warnings.context, { key: "calc.llm.warn_context", params: { max: llama8.max_context } });
 });
 
 test("QLoRA needs less memory than LoRA, LoRA less than full training", () => {
@@ -309,4 +315,43 @@ test("layer facts of a dense model change nothing, and MLA's are dropped from a 
   const m = L.customModel(a, { attention: "gqa", kv_lora_rank: 512, state_layers: 8, state_kind: "lightning" });
   assert.equal(m.kv_lora_rank, undefined);
   assert.equal(m.state_layers, 8);
+});
+
+test("offload, host memory and backend reach the engine; a setup that does not fit has no speed", () => {
+  const qwen = { model: "qwen3-30b-a3b", ...L.archOf(byId(models, "qwen3-30b-a3b")), runtime: "llama.cpp", weights: "q8_0" };
+  const none = L.evaluate(raw(qwen), ctx);
+  assert.equal(none.result.fits, false);
+  assert.equal(none.result.decode_tokens_per_s, null);
+  assert.ok(none.result.shortfall.bytes > 0 && none.result.shortfall.suggestions.some((s) => s.kind === "offload"));
+  const auto = L.evaluate(raw({ ...qwen, offload: "auto", host_gb: "64" }), ctx);
+  assert.equal(auto.options.offload, "auto");
+  assert.equal(auto.options.host_memory_gb, 64);
+  assert.equal(auto.result.fits, true);
+  assert.ok(auto.result.decode_tokens_per_s > 0 && auto.result.offload.expert_layers > 0);
+  const experts = L.evaluate(raw({ ...qwen, offload: "experts", offload_n: "" }), ctx);
+  assert.equal(experts.options.offload, "experts");
+  assert.equal(experts.result.offload.expert_layers, E.moeLayers(byId(models, "qwen3-30b-a3b")));
+  const layers = L.evaluate(raw({ ...qwen, offload: "layers", offload_n: "20" }), ctx);
+  assert.equal(layers.result.offload.host_layers, 20);
+  const tooMany = L.evaluate(raw({ ...qwen, offload: "layers", offload_n: "999" }), ctx);
+  assert.equal(tooMany.result, null);
+  assert.equal(tooMany.errors.offload.key, "calc.llm.err_offload");
+  const small = L.evaluate(raw({ ...qwen, offload: "auto", host_gb: "2" }), ctx);
+  assert.equal(small.result.fits, false);
+  assert.ok(small.result.shortfall.host_bytes > 0);
+  // the backend and the offload apply to llama.cpp only; transformers ignores both
+  const metal = L.evaluate(raw({ ...qwen, backend: "metal" }), ctx);
+  assert.equal(metal.errors.card.key, "calc.llm.err_backend_card");
+  const hf = L.evaluate(raw({ offload: "auto", backend: "vulkan" }), ctx);
+  assert.equal(hf.options.offload, undefined);
+  assert.equal(hf.options.backend, undefined);
+  assert.equal(hf.result.basis.runtime, "transformers");
+});
+
+test("the card table lists only the cards the runtime runs", () => {
+  const options = L.evaluate(raw({ runtime: "llama.cpp", weights: "q4_k_m" }), ctx).options;
+  const all = L.cardTable(llama8, options, gpus, table).map((r) => r.id);
+  const some = L.cardTable(llama8, options, gpus, { ...table, runtime_cards: { "llama.cpp": ["rtx-4090", "h100-sxm"] } }).map((r) => r.id);
+  assert.ok(all.length > 2);
+  assert.deepEqual(some.sort(), ["h100-sxm", "rtx-4090"]);
 });

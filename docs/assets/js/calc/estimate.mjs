@@ -70,10 +70,20 @@ const MODEL_LIMITS = TABLES.limits.model;
 const num = (m, k, d = 0) => (m[k] === null || m[k] === undefined ? d : m[k]);
 const isGguf = (w) => Boolean(WEIGHT_FORMATS[w] && WEIGHT_FORMATS[w].gguf);
 /** llama.cpp for GGUF formats, transformers for everything else. */
-export const defaultRuntime = (w) => (isGguf(w) ? GGUF_ONLY_RUNTIMES[0] : TABLES.default_runtime);
+export const defaultRuntime = (w) => {
+  const own = WEIGHT_FORMATS[w] && WEIGHT_FORMATS[w].runtimes;
+  if (own && own.length) return own[0];
+  return isGguf(w) ? GGUF_ONLY_RUNTIMES[0] : TABLES.default_runtime;
+};
 /** f16 for llama.cpp (GGUF's 16-bit type), bf16 elsewhere. */
 export const defaultWeights = (runtime) => (RUNTIME[runtime] && RUNTIME[runtime].default_weights) || TABLES.default_weights;
-export const backend = (gpu) => VENDOR_BACKEND[String(gpu.vendor || "")] || "other";
+/** The chosen backend (gpu.backend), else the runtime's default for the vendor (llama.cpp: SYCL on Intel), else the vendor's. */
+export const backend = (gpu, runtime = null) => {
+  if (gpu.backend) return String(gpu.backend);
+  const vendor = String(gpu.vendor || "");
+  const own = (Object.hasOwn(RUNTIME, runtime || "") && RUNTIME[runtime].vendor_backend) || {};
+  return (Object.hasOwn(own, vendor) && own[vendor]) || VENDOR_BACKEND[vendor] || "other";
+};
 const isMla = (m) => m.attention === "mla" && Boolean(m.kv_lora_rank);
 
 // ------------------------------------------------------------------ layer kinds (architecture.py)
@@ -329,7 +339,7 @@ export function trainingMemory(model, mode, weights, context, batch, gpus = 1, l
 export function speedConstants(constants, runtime, gpu) {
   const table = (constants && constants.speed) || {};
   const out = { ...DEFAULT_SPEED };
-  for (const key of ["*", runtime, `${runtime}/${backend(gpu)}`]) Object.assign(out, table[key] || {});
+  for (const key of ["*", runtime, `${runtime}/${backend(gpu, runtime)}`]) Object.assign(out, table[key] || {});
   return out;
 }
 
@@ -570,8 +580,9 @@ export function checkLayerKinds(model) {
 }
 
 export function resolveOptions(options) {
-  const o = { ...DEFAULTS };
+  let o = { ...DEFAULTS };
   for (const [k, v] of Object.entries(options || {})) if (v !== null && v !== undefined) o[k] = v;
+  o = resolveFrontEnd(o);
   if (o.runtime === null || o.runtime === undefined) o.runtime = o.weights ? defaultRuntime(o.weights) : TABLES.default_runtime;
   if (o.weights === null || o.weights === undefined) {
     o.weights = (Object.hasOwn(TABLES.modes, o.mode) && TABLES.modes[o.mode].default_weights) || defaultWeights(o.runtime);
@@ -596,6 +607,14 @@ export function checkOptions(o, model) {
   const longest = Math.max(model.max_context || 0, model.max_context_scaled || 0);
   if (longest && o.context > longest) throw new EstimateError("est.err.context_model", { context: o.context, max: longest });
   if (o.gpus > model.layers) throw new EstimateError("est.err.gpus_split", { gpus: o.gpus, layers: model.layers });
+  const own = WEIGHT_FORMATS[o.weights].runtimes;
+  if (own && !own.includes(o.runtime)) {
+    throw new EstimateError("est.err.format_only_runtime", { weights: o.weights, runtime: o.runtime, runtimes: own.join(", ") });
+  }
+  const loads = RUNTIME[o.runtime].loads;
+  if (loads && !GGUF_ONLY_RUNTIMES.includes(o.runtime) && !loads.includes(o.weights)) {
+    throw new EstimateError("est.err.runtime_loads", { weights: o.weights, runtime: o.runtime, loads: loads.join(", ") });
+  }
   if (isGguf(o.weights) && !GGUF_ONLY_RUNTIMES.includes(o.runtime)) {
     throw new EstimateError("est.err.gguf_runtime", { weights: o.weights, runtime: o.runtime });
   }
@@ -613,6 +632,7 @@ export function checkOptions(o, model) {
     }
     if (o.gpu_layers !== null) throw new EstimateError("est.err.gpu_layers_training");
   }
+  checkOffload(o, model);
 }
 
 export function errorBand(errors, metric, runtime) {
@@ -638,6 +658,7 @@ function withBands(entry) {
 }
 
 function memoryFor(model, o, constants, context) {
+  if (o.mode === "inference" && o.split) return splitMemory(model, o, constants, context, o.split);
   if (o.mode === "inference") {
     return inferenceMemory(model, o.weights, o.kv_cache, context, o.batch, o.runtime, o.gpus, o.gpu_layers, o.flash_attention, constants);
   }
@@ -668,17 +689,19 @@ export function estimate(model, gpu, options = {}, table = {}) {
   const o = resolveOptions(options);
   checkOptions(o, model);
   table = table || {};
+  checkBackendCard(o, gpu);
+  checkRuntimeCard(o, gpu, table.runtime_cards);
+  if (o.backend) gpu = { ...gpu, backend: o.backend };
   const constants = table.constants || {}, errors = table.errors || {};
-  const mem = memoryFor(model, o, constants, o.context);
   const usable = usableBytes(gpu);
   const reserved = SERVING_RUNTIMES.includes(o.runtime) ? usable * VLLM_UTILIZATION : null;
   const limit = reserved !== null ? reserved : usable;
-  const fits = mem.total_bytes <= limit;
+  const hostLimit = hostLimitBytes(o);
+  o.split = o.mode === "inference" ? chosenSplit(model, o, constants, limit, hostLimit) : null;
+  const mem = memoryFor(model, o, constants, o.context);
+  const fits = mem.total_bytes <= limit && (hostLimit === null || mem.host_bytes <= hostLimit);
   let decode = null, prefill = null;
-  if (o.mode === "inference") {
-    decode = decodeTokensPerS(model, gpu, o.weights, o.kv_cache, o.context, o.batch, o.runtime, o.gpus, o.gpu_layers, constants);
-    prefill = prefillTokensPerS(model, gpu, o.weights, o.context, o.batch, o.runtime, o.gpus, o.gpu_layers, constants);
-  }
+  if (o.mode === "inference" && fits) [decode, prefill] = speeds(model, gpu, o, constants);
   const ref = table.reference || null;
   const relative = o.mode !== "inference" && ref ? relativeTraining(gpu, ref, constants.relative) : null;
   const memory = {};
@@ -704,11 +727,25 @@ export function estimate(model, gpu, options = {}, table = {}) {
     relative_constants: constants.relative ?? null, reference: ref ? ref.id : null,
   };
   if ("trainable_params" in mem) basis.trainable_params = mem.trainable_params;
-  return {
+  const out = {
     memory, fits, usable_bytes: usable, reserved_bytes: reserved,
     max_context: o.mode === "inference" ? maxContext(model, o, constants, limit) : null,
     decode_tokens_per_s: decode, prefill_tokens_per_s: prefill, training_relative: relative, error, basis,
   };
+  if (o.mode === "inference") {
+    const s = o.split;
+    Object.assign(basis, {
+      front_end: o.front_end ?? null, backend: backendName(o, gpu), offload: o.offload ?? null,
+      host_layers: s.host_layers, expert_layers: s.expert_layers, host_memory_gb: o.host_memory_gb ?? null,
+      host_bandwidth_gbs: hostBandwidthGbs(gpu, o.host_bandwidth_gbs), pcie_gbs: o.pcie_gbs || basis.speed_constants.pcie_gbs,
+    });
+    out.offload = {
+      host_layers: s.host_layers, expert_layers: s.expert_layers, host_bytes: mem.host_bytes, host_limit_bytes: hostLimit,
+      experts_host_bytes: mem.experts_host_bytes ?? 0,
+    };
+    out.shortfall = fits ? null : shortfall(model, gpu, o, constants, mem, limit);
+  }
+  return out;
 }
 
 /** {errors: [], result} or {errors: [{key, params}], result: null}: the calculator's entry point. */
@@ -719,4 +756,223 @@ export function run(model, gpu, options = {}, table = {}) {
     if (exc instanceof EstimateError) return { errors: [{ key: exc.key, params: exc.params }], result: null };
     throw exc;
   }
+}
+
+// ------------------------------------------------------------------ offload, backends, runtime's cards
+// Twin of generator/estimate/offload.py and of the offload checks of engine.py (see their docs):
+// Ollama and LM Studio name the runtime they run; a runtime's backends and the vendors each runs;
+// layers or routed experts in host memory, read at the host's bandwidth in decode and copied over
+// PCIe once per micro-batch in prefill; what a setup that does not fit lacks, and what would fit.
+
+export const FRONT_ENDS = TABLES.front_ends;
+const HOST = TABLES.host;
+
+export function resolveFrontEnd(o) {
+  const fe = Object.hasOwn(FRONT_ENDS, o.runtime || "") ? FRONT_ENDS[o.runtime] : null;
+  if (!fe) return o;
+  const own = (Object.hasOwn(WEIGHT_FORMATS, o.weights || "") && WEIGHT_FORMATS[o.weights].runtimes) || [];
+  const runtime = fe.mlx_weights_runtime && own.includes(fe.mlx_weights_runtime) ? fe.mlx_weights_runtime : fe.runtime;
+  return { ...o, runtime, front_end: o.runtime };
+}
+
+export const backendsOf = (runtime) => (Object.hasOwn(RUNTIME, runtime) && RUNTIME[runtime].backends) || null;
+
+export function defaultBackend(runtime, gpu) {
+  const own = (Object.hasOwn(RUNTIME, runtime) && RUNTIME[runtime].vendor_backend) || {};
+  const vendor = String(gpu.vendor || "");
+  return Object.hasOwn(own, vendor) ? own[vendor] : null;
+}
+
+export function moeLayers(model) {
+  const nExp = num(model, "experts"), k = num(model, "experts_per_token");
+  if (!(nExp && k && nExp > k)) return 0;
+  return Math.max(0, model.layers - num(model, "dense_layers"));
+}
+
+export function parseOffload(text, model) {
+  if (typeof text !== "string") return null;
+  const s = text.trim().toLowerCase();
+  const i = s.indexOf(":");
+  const kind = i < 0 ? s : s.slice(0, i), n = i < 0 ? "" : s.slice(i + 1);
+  if ((kind === "none" || kind === "auto") && i < 0) return { kind, n: null };
+  if (kind !== "layers" && kind !== "experts") return null;
+  const top = kind === "layers" ? model.layers : moeLayers(model);
+  if (kind === "experts" && i < 0) return { kind, n: top };
+  if (!/^[0-9]+$/.test(n) || Number(n) > top) return null;
+  return { kind, n: Number(n) };
+}
+
+export function hostBandwidthGbs(gpu, given = null) {
+  if (given) return given;
+  if (gpu.unified_memory) return gpu.memory_bandwidth_gbs;
+  return HOST.bandwidth_gbs[HOST.server_segments.includes(gpu.segment) ? "server" : "desktop"];
+}
+
+export function expertsMoved(model, w, hostLayers, expertLayers) {
+  const n = moeLayers(model);
+  if (!(n && expertLayers && w.experts)) return 0;
+  const onCard = w.experts * (model.layers - hostLayers) / model.layers;
+  return Math.min(onCard, w.experts * expertLayers / n);
+}
+
+export function splitMemory(model, o, constants, context, split) {
+  const h = split.host_layers, e = split.expert_layers;
+  let mem = inferenceMemory(model, o.weights, o.kv_cache, context, o.batch, o.runtime, o.gpus, model.layers - h, o.flash_attention, constants);
+  const moved = expertsMoved(model, weightsParts(model, o.weights, o.runtime), h, e);
+  if (moved) {
+    const n = Math.max(1, o.gpus);
+    mem = { ...mem, weights_bytes: mem.weights_bytes - moved / n, total_bytes: mem.total_bytes - moved / n, host_bytes: mem.host_bytes + moved };
+  }
+  return { ...mem, host_layers: h, expert_layers: e, experts_host_bytes: moved };
+}
+
+// hostLimit does not change the choice (the least offload puts the least in host memory); the caller checks it
+export function autoSplit(model, o, constants, limit, hostLimit = null) {
+  const fits = (split) => splitMemory(model, o, constants, o.context, split).total_bytes <= limit;
+  const least = (make, top) => {
+    if (!fits(make(top))) return null;
+    let lo = -1, hi = top;
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (fits(make(mid))) hi = mid;
+      else lo = mid;
+    }
+    return hi;
+  };
+  const nMoe = moeLayers(model);
+  if (nMoe) {
+    const e = least((n) => ({ host_layers: 0, expert_layers: n }), nMoe);
+    if (e !== null) return { host_layers: 0, expert_layers: e };
+  }
+  const h = least((n) => ({ host_layers: n, expert_layers: nMoe }), model.layers);
+  return { host_layers: h === null ? model.layers : h, expert_layers: nMoe };
+}
+
+export function chosenSplit(model, o, constants, limit, hostLimit = null) {
+  const layers = model.layers;
+  if (o.backend === "cpu") return { host_layers: layers, expert_layers: 0 };
+  const spec = parseOffload(o.offload || "none", model) || { kind: "none", n: null };
+  if (spec.kind === "layers") return { host_layers: spec.n, expert_layers: 0 };
+  if (spec.kind === "experts") return { host_layers: 0, expert_layers: spec.n };
+  if (spec.kind === "auto") return autoSplit(model, o, constants, limit, hostLimit);
+  const onGpu = o.gpu_layers === null || o.gpu_layers === undefined ? layers : o.gpu_layers;
+  return { host_layers: layers - onGpu, expert_layers: 0 };
+}
+
+export function adjustDecodeTerms(t, model, gpu, o, k, split) {
+  const w = weightsParts(model, o.weights, o.runtime);
+  const moved = expertsMoved(model, w, split.host_layers, split.expert_layers) * expertFraction(model, o.batch);
+  const bw = gpu.memory_bandwidth_gbs * 1e9;
+  const host = hostBandwidthGbs(gpu, o.host_bandwidth_gbs) * 1e9;
+  const cpuBytes = t.cpu_s * k.cpu_bandwidth_gbs * 1e9 + moved;
+  return { ...t, mem_s: Math.max(0, t.mem_s - moved / bw), cpu_s: cpuBytes / host };
+}
+
+export function adjustPrefillTerms(t, model, o, k, split) {
+  const w = weightsParts(model, o.weights, o.runtime);
+  const tokens = o.context * o.batch;
+  const ubatch = Math.min(Object.hasOwn(UBATCH, o.runtime) ? UBATCH[o.runtime] : tokens, tokens);
+  const chunks = Math.ceil(tokens / ubatch);
+  const moved = expertsMoved(model, w, split.host_layers, split.expert_layers) * expertFraction(model, ubatch);
+  const pcie = (o.pcie_gbs || k.pcie_gbs) * 1e9;
+  const copied = t.pcie_s * k.pcie_gbs * 1e9 + chunks * moved;
+  return { ...t, pcie_s: copied / pcie };
+}
+
+export function smallerFormats(o) {
+  const spec = RUNTIME[o.runtime] || {};
+  const mine = WEIGHT_FORMATS[o.weights].base;
+  const out = [];
+  for (const [name, f] of Object.entries(WEIGHT_FORMATS)) {
+    if (f.runtimes && !f.runtimes.includes(o.runtime)) continue;
+    if (spec.gguf) {
+      if (!(isGguf(name) || (spec.loads || []).includes(name))) continue;
+    } else if (isGguf(name) || (spec.loads && !spec.loads.includes(name))) continue;
+    if (name === "nf4" || f.experts) continue;
+    if (f.base < mine) out.push(name);
+  }
+  return out.map((n, i) => [n, i]).sort((a, b) => WEIGHT_FORMATS[b[0]].base - WEIGHT_FORMATS[a[0]].base || a[1] - b[1]).map((x) => x[0]);
+}
+
+export const hostLimitBytes = (o) => (o.host_memory_gb === null || o.host_memory_gb === undefined ? null : o.host_memory_gb * GIB);
+
+export function checkOffload(o, model) {
+  for (const name of ["host_memory_gb", "host_bandwidth_gbs", "pcie_gbs"]) {
+    if (o[name] !== null && o[name] !== undefined) checkLimit(name, o[name], TABLES.limits[name]);
+  }
+  const spec = parseOffload(o.offload || "none", model);
+  if (spec === null) throw new EstimateError("est.err.offload", { layers: model.layers, moe_layers: moeLayers(model) });
+  if (spec.kind !== "none" && o.mode !== "inference") throw new EstimateError("est.err.offload_training");
+  if (spec.kind !== "none" && o.gpu_layers !== null && o.gpu_layers !== undefined) throw new EstimateError("est.err.offload_gpu_layers");
+  const allowed = RUNTIME[o.runtime].offload || [];
+  if (["layers", "experts", "auto"].includes(spec.kind) && !allowed.includes(spec.kind) && !(spec.kind === "auto" && allowed.length)) {
+    throw new EstimateError("est.err.offload_runtime", { runtime: o.runtime, kind: spec.kind });
+  }
+  if (spec.kind === "experts" && !moeLayers(model)) throw new EstimateError("est.err.offload_experts");
+  if (o.backend !== null && o.backend !== undefined) {
+    const table = backendsOf(o.runtime) || {};
+    if (!Object.hasOwn(table, o.backend)) {
+      throw new EstimateError("est.err.backend", { runtime: o.runtime, backend: o.backend, backends: Object.keys(table).join(", ") || "none to choose" });
+    }
+  }
+}
+
+export function checkBackendCard(o, gpu) {
+  const table = backendsOf(o.runtime) || {};
+  const vendors = o.backend && Object.hasOwn(table, o.backend) ? table[o.backend] : null;
+  if (o.backend && vendors !== null && !vendors.includes(gpu.vendor)) {
+    throw new EstimateError("est.err.backend_card", { runtime: o.runtime, backend: o.backend, vendor: gpu.vendor ?? null });
+  }
+}
+
+export function checkRuntimeCard(o, gpu, runtimeCards) {
+  const cards = runtimeCards && Object.hasOwn(runtimeCards, o.runtime) ? runtimeCards[o.runtime] : null;
+  if (cards && !cards.includes(gpu.id)) throw new EstimateError("est.err.runtime_card", { runtime: o.runtime, gpu: gpu.name || gpu.id });
+}
+
+export const backendName = (o, gpu) => o.backend || defaultBackend(o.runtime, gpu);
+
+function speeds(model, gpu, o, constants) {
+  const split = o.split, layers = model.layers;
+  const k = speedConstants(constants, o.runtime, gpu);
+  const t = decodeTerms(model, gpu, o.weights, o.kv_cache, o.context, o.batch, o.runtime, o.gpus, layers - split.host_layers, constants);
+  const decode = decodeFromTerms(adjustDecodeTerms(t, model, gpu, o, k, split), k);
+  if (o.backend === "cpu") return [decode, null];
+  const p = prefillTerms(model, gpu, o.weights, o.context, o.batch, o.runtime, o.gpus, layers - split.host_layers, constants);
+  if (p.compute_s === null) return [decode, null];
+  return [decode, prefillFromTerms(adjustPrefillTerms(p, model, o, k, split), k)];
+}
+
+export function shortfall(model, gpu, o, constants, mem, limit) {
+  const hostLimit = hostLimitBytes(o);
+  const out = {
+    bytes: Math.max(0, mem.total_bytes - limit),
+    host_bytes: hostLimit !== null ? Math.max(0, mem.host_bytes - hostLimit) : 0,
+    suggestions: [],
+  };
+  if (mem.total_bytes <= limit) return out;
+  const tries = out.suggestions;
+  for (const weights of smallerFormats(o)) {
+    if (memoryFor(model, { ...o, weights }, constants, o.context).total_bytes <= limit) {
+      tries.push({ kind: "weights", weights });
+      break;
+    }
+  }
+  const context = maxContext(model, o, constants, limit);
+  if (context !== null) tries.push({ kind: "context", context });
+  if (RUNTIME[o.runtime].offload && o.backend !== "cpu") {
+    const split = chosenSplit(model, { ...o, offload: "auto" }, constants, limit, hostLimit);
+    const trial = splitMemory(model, o, constants, o.context, split);
+    if (trial.total_bytes <= limit && (hostLimit === null || trial.host_bytes <= hostLimit)) {
+      const kind = split.host_layers ? "layers" : "experts";
+      tries.push({ kind: "offload", offload: `${kind}:${split.host_layers || split.expert_layers}`, host_bytes: trial.host_bytes });
+    }
+  }
+  for (let n = o.gpus + 1; n <= TABLES.limits.cards; n++) {
+    if (memoryFor(model, { ...o, gpus: n }, constants, o.context).total_bytes <= limit) {
+      tries.push({ kind: "gpus", gpus: n });
+      break;
+    }
+  }
+  return out;
 }

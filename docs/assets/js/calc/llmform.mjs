@@ -38,11 +38,25 @@ const OPTIONAL = ["active", "inter", "experts", "experts_k"];
 export const ARCH_FIELDS = Object.fromEntries(Object.entries(ARCH_NAMES).map(([field, name]) => [
   field, OPTIONAL.includes(field) ? { ...TABLES.limits.model[name], optional: true } : TABLES.limits.model[name]]));
 export const RUN_FIELDS = { context: TABLES.limits.context, batch: TABLES.limits.batch, gpus: TABLES.limits.gpus };
-export const CHOICES = { mode: MODES, runtime: RUNTIMES, weights: WEIGHTS, kv: KV, opt: OPT, targets: TARGETS };
-const CHOICE_DEFAULTS = { opt: DEFAULTS.optimizer, targets: "all" };
+/** Offload (inference): what goes to host memory, how many layers (empty: every MoE layer's experts), the host's
+ * memory and bandwidth (empty: not checked, the platform's default); the runtime's backend ("": the vendor's). */
+export const OFFLOAD = ["none", "auto", "experts", "layers"];
+export const BACKENDS = ["default", ...Object.keys(TABLES.runtimes["llama.cpp"].backends || {})];
+export const HOST_FIELDS = {
+  offload_n: { integer: true, min: 0, max: TABLES.limits.model.layers.max, optional: true },
+  host_gb: { ...TABLES.limits.host_memory_gb, optional: true },
+  host_bw: { ...TABLES.limits.host_bandwidth_gbs, optional: true },
+};
+export const CHOICES = { mode: MODES, runtime: RUNTIMES, weights: WEIGHTS, kv: KV, opt: OPT, targets: TARGETS, offload: OFFLOAD, backend: BACKENDS };
+const CHOICE_DEFAULTS = { opt: DEFAULTS.optimizer, targets: "all", offload: "none", backend: "default" };
 /** Every named input of the form, in the order of the URL. */
 export const NAMES = ["model", "custom", ...Object.keys(ARCH_FIELDS), "tied", "mode", "runtime", "weights", "context",
-  "kv", "batch", "gpus", "card", "ckpt", "flash", "opt", "master", "inbwd", "chunk", "rank", "targets"];
+  "kv", "batch", "gpus", "card", "ckpt", "flash", "opt", "master", "inbwd", "chunk", "rank", "targets",
+  "offload", "offload_n", "host_gb", "host_bw", "backend"];
+
+/** Whether the runtime moves parts of the model to host memory, and whether it has backends to choose. */
+export const offloads = (runtime) => Boolean(TABLES.runtimes[runtime] && TABLES.runtimes[runtime].offload);
+export const hasBackends = (runtime) => Boolean(TABLES.runtimes[runtime] && TABLES.runtimes[runtime].backends);
 
 const training = (mode) => mode !== "inference";
 const adapted = (mode) => mode === "lora" || mode === "qlora";
@@ -57,8 +71,10 @@ export function runtimesFor(mode) {
 export function weightsFor(runtime, mode) {
   const trained = TABLES.modes[mode] && TABLES.modes[mode].weights;
   if (trained) return WEIGHTS.filter((w) => trained.includes(w));
-  if (GGUF_ONLY_RUNTIMES.includes(runtime)) return WEIGHTS.filter((w) => gguf(w) || TABLES.runtimes[runtime].loads.includes(w));
-  return WEIGHTS.filter((w) => !gguf(w));
+  const own = (w) => !WEIGHT_FORMATS[w].runtimes || WEIGHT_FORMATS[w].runtimes.includes(runtime);
+  const loads = TABLES.runtimes[runtime] && TABLES.runtimes[runtime].loads;
+  if (GGUF_ONLY_RUNTIMES.includes(runtime)) return WEIGHTS.filter((w) => own(w) && (gguf(w) || loads.includes(w)));
+  return WEIGHTS.filter((w) => own(w) && !gguf(w) && (!loads || loads.includes(w)));
 }
 
 export function kvFor(runtime) {
@@ -155,7 +171,7 @@ export function customModel(v, facts = null) {
 // The field of the form an engine error's {field} names
 const ENGINE_FIELDS = {
   ...Object.fromEntries(Object.entries(ARCH_NAMES).map(([field, name]) => [name, field])),
-  context: "context", batch: "batch", gpus: "gpus", lora_rank: "rank",
+  context: "context", batch: "batch", gpus: "gpus", lora_rank: "rank", host_memory_gb: "host_gb", host_bandwidth_gbs: "host_bw",
 };
 
 /** An error of estimate.mjs -> [the field it concerns, the form's message]: as tables.json's errors map it. */
@@ -209,6 +225,15 @@ export function evaluate(raw, ctx) {
     else errors.rank = r.error;
   }
 
+  const host = {};
+  if (mode === "inference") {
+    for (const [name, spec] of Object.entries(HOST_FIELDS)) {
+      const r = parseField(raw[name] ?? "", spec, lang);
+      if (r.ok) host[name] = r.value;
+      else errors[name] = r.error;
+    }
+  }
+
   let model = null;
   if (bool(raw.custom)) {
     const a = { tied: bool(raw.tied) };
@@ -247,6 +272,7 @@ export function evaluate(raw, ctx) {
     master_weights: checked(raw, "master"), optimizer_in_backward: checked(raw, "inbwd"),
     chunked_loss: checked(raw, "chunk"), lora_rank: v.rank, lora_targets: LORA_PRESETS[v.targets || "all"],
   };
+  if (mode === "inference") Object.assign(options, offloadOptions(v, host, model));
   if (Object.keys(errors).length) return { errors, warnings, model, gpu, options, result: null };
   const out = runEstimate(model, gpu, options, ctx.table || {});
   if (out.errors.length) {
@@ -254,6 +280,20 @@ export function evaluate(raw, ctx) {
     return { errors: { [field]: e }, warnings, model, gpu, options, result: null };
   }
   return { errors, warnings, model, gpu, options, result: out.result };
+}
+
+/** The engine's offload options from the form's: "layers" and "experts" take the number of layers (experts: all when
+ * empty); the offload and the backend apply where the runtime has them. */
+export function offloadOptions(v, host, model) {
+  const out = { host_memory_gb: host.host_gb ?? null, host_bandwidth_gbs: host.host_bw ?? null };
+  if (offloads(v.runtime) && v.offload && v.offload !== "none") {
+    const n = host.offload_n;
+    if (v.offload === "layers") out.offload = `layers:${n ?? (model ? model.layers : 0)}`;
+    else if (v.offload === "experts") out.offload = n === null || n === undefined ? "experts" : `experts:${n}`;
+    else out.offload = v.offload;
+  }
+  if (hasBackends(v.runtime) && v.backend && v.backend !== "default") out.backend = v.backend;
+  return out;
 }
 
 /** What a card can give the model: its usable memory, less vLLM's 10 % when a serving runtime pre-allocates. */

@@ -3,13 +3,13 @@
 // comes from the page's data-m-* attributes; names from the data go in through textContent.
 import {
   evaluate, NAMES, ARCH_FIELDS, runtimesFor, weightsFor, kvFor, defaultWeights, findByName, archOf, cardTable,
-  bandText, limitBytes, MAX_CARDS, fromConfig, layerFacts,
+  bandText, limitBytes, MAX_CARDS, fromConfig, layerFacts, offloads, hasBackends, HOST_FIELDS,
 } from "./llmform.mjs";
 import { GIB, DEFAULTS } from "./estimate.mjs";
 import { outputs, readFields, writeField, showErrors, setText, readState, writeState, canonical, el } from "./dom.mjs";
 
 const ARCH = [...Object.keys(ARCH_FIELDS), "tied"];
-const NUMERIC = new Set([...Object.keys(ARCH_FIELDS), "context", "batch", "gpus"]);
+const NUMERIC = new Set([...Object.keys(ARCH_FIELDS), "context", "batch", "gpus", ...Object.keys(HOST_FIELDS)]);
 const TERMS = { weights: "weights_bytes", kv: "kv_cache_bytes", activations: "activations_bytes", gradients: "gradients_bytes",
   optimizer: "optimizer_bytes", overhead: "overhead_bytes" };
 
@@ -18,7 +18,8 @@ export function setup(root, { lang, prefix, msg, fmt, data }) {
   const field = (name) => root.querySelector(`[name="${name}"]`);
   const models = ((data && data.models) || []).filter((m) => m && typeof m.id === "string");
   const gpus = ((data && data.gpus) || []).filter((g) => g && typeof g.id === "string" && g.memory_gb > 0);
-  const table = (data && data.estimates) || {};
+  // the fitted table, and which cards each runtime runs (data/software.yaml): a card no build runs is left out
+  const table = { ...((data && data.estimates) || {}), runtime_cards: (data && data.runtime_cards) || null };
   const toRoot = root.getAttribute("data-wg-root") || "../../";
   const list = (name) => root.querySelector(`[data-wg-list="${name}"]`);
   list("models").replaceChildren(...models.map((m) => el("option", { value: m.name }, m.id)));
@@ -60,6 +61,12 @@ export function setup(root, { lang, prefix, msg, fmt, data }) {
     field("chunk").disabled = raw.mode === "inference";
     field("rank").disabled = raw.mode !== "lora" && raw.mode !== "qlora";
     field("targets").disabled = raw.mode !== "lora" && raw.mode !== "qlora";
+    const offload = raw.mode === "inference" && offloads(raw.runtime);
+    field("offload").disabled = !offload;
+    field("offload_n").disabled = !offload || (raw.offload !== "layers" && raw.offload !== "experts");
+    field("host_gb").disabled = !offload;
+    field("host_bw").disabled = !offload;
+    field("backend").disabled = raw.mode !== "inference" || !hasBackends(raw.runtime);
   };
 
   /** After the reader changes the mode or the runtime: move dependent choices to an allowed value. */
@@ -72,6 +79,31 @@ export function setup(root, { lang, prefix, msg, fmt, data }) {
   };
 
   const gib = (bytes, digits = 2) => fmt(bytes / GIB, digits);
+  const offloadWhat = (layers, experts) => [layers ? msg("calc.llm.off_layers", { n: fmt(layers, 0) }) : "",
+    experts ? msg("calc.llm.off_experts", { n: fmt(experts, 0) }) : ""].filter(Boolean).join(" + ");
+  /** Fits, or how far it is short (on the card, in host memory) and what would make it fit. */
+  const fitText = (r, limit, total) => {
+    if (r.fits) return msg("calc.llm.fit_yes", { free: gib(limit - total) });
+    const s = r.shortfall;
+    const parts = [total > limit ? msg("calc.llm.fit_no", { over: gib(total - limit) }) : ""];
+    if (s && s.host_bytes) parts.push(msg("calc.llm.short_host", { gib: gib(s.host_bytes) }));
+    const fixes = ((s && s.suggestions) || []).map((x) => (x.kind === "weights" ? msg("calc.llm.fix_weights", { weights: msg(`calc.llm.w_${x.weights}`) })
+      : x.kind === "context" ? msg("calc.llm.fix_context", { n: fmt(x.context, 0) })
+        : x.kind === "offload" ? msg("calc.llm.fix_offload", {
+          what: offloadWhat(x.offload.startsWith("layers") ? Number(x.offload.split(":")[1]) : 0,
+            x.offload.startsWith("experts") ? Number(x.offload.split(":")[1]) : 0), gib: gib(x.host_bytes) })
+          : msg("calc.llm.fix_gpus", { n: fmt(x.gpus, 0) })));
+    if (fixes.length) parts.push(msg("calc.llm.would_fit", { list: fixes.join("; ") }));
+    return parts.filter(Boolean).join(" ");
+  };
+  /** What waits in host memory: the offloaded part (or llama.cpp's token embeddings) in inference, the paged optimizer's state in training. */
+  const hostText = (r, mem, inference) => {
+    if (!mem.host_bytes) return "";
+    if (!inference) return msg("calc.llm.host", { gib: gib(mem.host_bytes) });
+    const off = r.offload || { host_layers: 0, expert_layers: 0 };
+    if (!off.host_layers && !off.expert_layers) return msg("calc.llm.host_embeddings", { gib: gib(mem.host_bytes) });
+    return msg("calc.llm.host_offload", { gib: gib(mem.host_bytes), what: offloadWhat(off.host_layers, off.expert_layers) });
+  };
   const band = (entry) => {
     const b = bandText(entry);
     return msg(b.key, Object.fromEntries(Object.entries(b.params).map(([k, v]) => [k, fmt(v, k === "count" ? 0 : 1)])));
@@ -151,9 +183,13 @@ export function setup(root, { lang, prefix, msg, fmt, data }) {
     setText(out.o_usable, r.reserved_bytes !== null
       ? msg("calc.llm.reserved", { gpu: ev.gpu.name, usable: gib(r.usable_bytes, 1), gib: gib(r.reserved_bytes, 1) })
       : msg("calc.llm.usable", { gpu: ev.gpu.name, gib: gib(r.usable_bytes, 1) }));
-    const host = mem.host_bytes ? ` ${msg("calc.llm.host", { gib: gib(mem.host_bytes) })}` : "";
-    setText(out.o_fit, (r.fits ? msg("calc.llm.fit_yes", { free: gib(limit - total) }) : msg("calc.llm.fit_no", { over: gib(total - limit) })) + host);
-    if (inference) {
+    setText(out.o_fit, [fitText(r, limit, total), hostText(r, mem, inference), r.basis.front_end
+      ? msg("calc.llm.front_end", { name: r.basis.front_end, runtime: r.basis.runtime }) : ""].filter(Boolean).join(" "));
+    if (inference && !r.fits) {
+      setText(out.o_decode, msg("calc.llm.no_speed_fit"));
+      setText(out.o_prefill, "—");
+      setText(out.o_context, r.max_context === null ? msg("calc.llm.max_context_none") : msg("calc.llm.max_context", { n: fmt(r.max_context, 0) }));
+    } else if (inference) {
       setText(out.o_decode, r.decode_tokens_per_s === null ? "—"
         : msg("calc.llm.decode", { x: speed(r.decode_tokens_per_s), band: band(r.error.decode_tokens_per_s) }));
       setText(out.o_prefill, r.prefill_tokens_per_s === null ? "—"
