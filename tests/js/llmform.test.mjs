@@ -252,3 +252,10 @@ test("the form's choices and limits are the engine's tables", () => {
   assert.equal(L.RANK_FIELD, T.limits.lora_rank);
   assert.equal(L.MAX_CARDS, T.limits.cards);
 });
+
+test("a name every object inherits (from the address) is no runtime, mode or format", () => {
+  for (const name of ["constructor", "toString", "__proto__", "hasOwnProperty"]) {
+    assert.deepEqual(L.kvFor(name), L.kvFor("no-such-runtime"), name);
+    assert.ok(Array.isArray(L.weightsFor(name, name)), name);
+  }
+});
