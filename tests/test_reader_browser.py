@@ -279,3 +279,32 @@ def test_korean_pages_use_one_word_for_fine_tuning_and_translate_tokens_per_seco
     text = page.locator("article").inner_text()
     assert "미세 조정" not in text and "미세조정" not in text
     assert "tokens/s" not in text
+
+
+# ------------------------------------------------------------------ pure helpers of whichgpu.js
+
+def test_site_date_and_decode_never_fail(server, page):
+    page.goto(server + "/diffs/")
+    page.wait_for_function("window.WG && window.WG.siteDate")
+    got = page.evaluate("""() => {
+      const months = ["janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre",
+                      "novembre", "décembre"];
+      const fr = WG.siteDate({ pattern: "{day} {month} {year}", first_day: "1er", months });
+      const ko = WG.siteDate({ pattern: "{year}년 {month_number}월 {day}일", first_day: "{day}", months });
+      return [fr("2014-09-01"), fr("2016-07-23"), ko("2016-07-23"), fr("not a date"), WG.siteDate(null)("2016-07-23"),
+              WG.decode("%"), WG.decode("%E0%A4%A"), WG.decode("r%C3%A9vision")];
+    }""")
+    assert got == ["1er septembre 2014", "23 juillet 2016", "2016년 7월 23일", "not a date", "2016-07-23",
+                   "%", "%E0%A4%A", "révision"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_revision_selector_writes_dates_as_the_site_does(server, page, lang):
+    from generator.publish.text import format_date
+
+    months = [ui(lang, f"date.month.{i}") for i in range(1, 13)]
+    page.goto(f"{server}/{PREFIX[lang]}revisions/2016-07-23/")
+    page.wait_for_function("document.querySelectorAll('select.wg-revision-select option').length > 10")
+    for iso in ("2014-08-14", "2016-07-23", "2023-01-16"):
+        option = page.locator(f'select.wg-revision-select option[value$="{iso}/"]').inner_text()
+        assert option == format_date(iso, lang, months), (lang, iso)
