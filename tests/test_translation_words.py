@@ -1,6 +1,6 @@
 """One spelling per language in the translations: French writes units as its records do (GB, GiB,
-MB, MiB) and keeps a no-break space before ? ! : ; (its typography); Korean says 파인튜닝 for
-fine-tuning and 토큰/초 for tokens per second."""
+MB, MiB), and its texts get a no-break space before ? ! : ; (its typography) when they are read;
+Korean says 파인튜닝 for fine-tuning and 토큰/초 for tokens per second."""
 from __future__ import annotations
 
 import re
@@ -25,10 +25,28 @@ def test_french_units_are_spelled_as_the_records_spell_them():
     assert not wrong, wrong[:10]
 
 
-def test_french_keeps_a_no_break_space_before_high_punctuation():
-    loose = [(str(p), k, t[max(0, m.start() - 20):m.end()]) for p, k, t in texts("fr")
-             for m in re.finditer(r" [?!;]| :(?=\s|$)|« | »", t)]
-    assert not loose, loose[:10]
+@pytest.mark.parametrize("typed, set_", [
+    ("Pourquoi ? Parce que : oui ; non !", "Pourquoi\u202f? Parce que\u00a0: oui\u202f; non\u202f!"),
+    ("la date « De » plus ancienne", "la date «\u00a0De\u00a0» plus ancienne"),
+    ("{gpu} : {gib} GiB", "{gpu}\u00a0: {gib} GiB"),
+    ("https://example.org:8080/a?b=c", "https://example.org:8080/a?b=c"),
+])
+def test_french_high_punctuation_keeps_its_word(typed, set_):
+    from generator.data.locales import LANGS, typeset
+
+    assert typeset(typed, "fr") == set_
+    for other in LANGS:
+        if other != "fr":
+            assert typeset(typed, other) == typed
+
+
+def test_french_texts_get_their_no_break_spaces_when_read():
+    from generator.data.dataset import Localizer
+    from generator.data.loader import load_dataset
+
+    ds, _ = load_dataset(ROOT / "data", ROOT)
+    text = Localizer(ds, "fr").ui("diffs.reversed")
+    assert " :" not in text and "\u00a0:" in text and "«\u00a0" in text
 
 
 @pytest.mark.parametrize("word, instead", [("미세 조정", "파인튜닝"), ("미세조정", "파인튜닝"), ("tokens/s", "토큰/초")])
