@@ -11,18 +11,18 @@ import pytest
 import yaml
 from helpers import ROOT, open_language_menu_and_pick, root_of, wait_ready
 
-from generator.data.locales import LANGS
+from generator.data.locales import LANGS, typeset
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 PREFIX = {lang: "" if i == 0 else f"{lang}/" for i, lang in enumerate(LANGS)}
 
 
 def ui(lang: str, key: str) -> str:
-    """An interface text as the data gives it, in ``lang``."""
+    """An interface text as the pages give it, in ``lang`` (typeset as the language sets it)."""
     if lang == LANGS[0]:
         return str(yaml.safe_load((ROOT / "data" / "ui.yaml").read_text(encoding="utf-8"))[key])
     table = yaml.safe_load((ROOT / "data" / "translations" / lang / "ui.yaml").read_text(encoding="utf-8"))
-    return table[key]["text"]
+    return typeset(table[key]["text"], lang)
 
 
 def fill(text: str, **params) -> str:
