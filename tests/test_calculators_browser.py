@@ -136,8 +136,11 @@ def type_case(page, case):
 def expected_message(scope, error) -> str:
     text = scope.get_attribute("data-m-" + error["key"].replace(".", "-"))
     for k, v in error["params"].items():
-        shown = f"{v:,}" if isinstance(v, int) or (isinstance(v, float) and v.is_integer()) else str(v)
-        text = text.replace("{" + k + "}", shown.replace(".0", "") if isinstance(v, float) else shown)
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            shown = str(v)
+        else:  # a whole number without its ".0", grouped as the page groups it ("0.01" stays)
+            shown = f"{int(v):,}" if float(v).is_integer() else f"{v:,}"
+        text = text.replace("{" + k + "}", shown)
     return text
 
 

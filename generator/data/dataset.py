@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from generator.data.locales import typeset
 from generator.data.yamlload import dotted
 
 
@@ -119,7 +120,7 @@ class Localizer:
         tr = self.table.get(record.relpath, {}).get(key)
         if tr is None:
             return english, "missing"
-        return tr.text, ("ok" if tr.source == digest(english) else "stale")
+        return typeset(tr.text, self.lang), ("ok" if tr.source == digest(english) else "stale")
 
     def text(self, record: Record, keypath: tuple | str) -> str:
         return self.field(record, keypath)[0]

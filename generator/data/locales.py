@@ -7,6 +7,7 @@ stylesheet's rules per language and the number formats all follow from these ent
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 
@@ -27,6 +28,8 @@ class Locale:
     # fonts miss, which doubled the layout time of those pages.
     fonts: tuple[str, ...] = ()
     keep_words: bool = False  # lines break between words, never inside one (CSS word-break: keep-all)
+    # French typography: the space before ? ! : ; and inside « » never breaks (see typeset)
+    tight_punctuation: bool = False
 
 
 LOCALES: tuple[Locale, ...] = (
@@ -43,7 +46,7 @@ LOCALES: tuple[Locale, ...] = (
                   '"Source Han Sans SC"', '"WenQuanYi Micro Hei"')),
     # French pages are longer than Korean ones
     Locale("fr", "fr", "Français", search={"lang": ["fr", "en"]}, decimal=",", group="\u202f",
-           date="{day} {month} {year}", first_day="1er", build_weight=2),
+           date="{day} {month} {year}", first_day="1er", build_weight=2, tight_punctuation=True),
 )
 
 BY_CODE = {loc.code: loc for loc in LOCALES}
@@ -54,6 +57,20 @@ TRANSLATED_LANGS: tuple[str, ...] = LANGS[1:]
 
 def locale(code: str) -> Locale:
     return BY_CODE[code]
+
+
+_BEFORE_MARK = re.compile(r" (?=[?!;])| (?=:(?:\s|$|[\"”»)]))")
+
+
+def typeset(text: str, code: str) -> str:
+    """``text`` as the language sets it: with ``tight_punctuation``, the space before ? ! ; is a
+    narrow no-break space, the one before a colon and those inside guillemets a no-break space,
+    so that no mark starts a line alone. Translators type ordinary spaces."""
+    loc = BY_CODE.get(code)
+    if not loc or not loc.tight_punctuation or not text:
+        return text
+    text = _BEFORE_MARK.sub(lambda m: "\u00a0" if text[m.end()] == ":" else "\u202f", text)
+    return text.replace("« ", "«\u00a0").replace(" »", "\u00a0»")
 
 
 def build_order(codes) -> list[str]:

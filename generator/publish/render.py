@@ -18,7 +18,7 @@ from markupsafe import Markup
 
 from generator.data.calculators import calculators, with_pages
 from generator.data.dataset import Dataset, Localizer, Record
-from generator.data.locales import DEFAULT_LANG, LOCALES
+from generator.data.locales import DEFAULT_LANG, LOCALES, locale
 from generator.data.schema import ID_RE
 from generator.estimate.formats import TABLES as ENGINE_TABLES
 from generator.facts.calc import worked_examples
@@ -303,6 +303,12 @@ class Context(EstimatesText, TodayText):
     # -- formatting
     def date(self, value) -> str:
         return format_date(value, self.lang, self.months)
+
+    def date_format(self) -> dict:
+        """How ``date`` writes a date, for the pages' scripts: the pattern, the first day of a
+        month and the month names (whichgpu.js formats the dates it adds the same way)."""
+        loc = locale(self.lang)
+        return {"pattern": loc.date, "first_day": loc.first_day, "months": self.months}
 
     def num(self, value, digits=None) -> str:
         return format_number(value, self.lang, digits)

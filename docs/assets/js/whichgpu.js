@@ -31,6 +31,9 @@
   const el = (tag, text, cls) => { const e = document.createElement(tag); if (text !== undefined) e.textContent = text; if (cls) e.className = cls; return e; };
   const once = (node, key) => { if (!node || node.dataset[key]) return false; node.dataset[key] = "1"; return true; };
   const jsonAttr = (node, name) => { try { return JSON.parse(node.getAttribute(name) || "{}"); } catch (e) { return {}; } };
+  /* A piece of the address as text: a malformed escape ("#%", "?q=%E0") is kept as written
+     instead of throwing, so one bad piece of an address never stops the page. */
+  const decode = (text) => { try { return decodeURIComponent(text); } catch (e) { return text; } };
 
   /* ---------------------------------------------------------------- the advice through time */
   // The advice in force on each date (including what update revisions only record as changes)
@@ -100,7 +103,7 @@
         const th = e.target.closest("th");
         if (!th || !body.dataset.wgRest || th.getAttribute("data-sort-method") === "none") return;
         e.stopPropagation();
-        loadRest(table).then(() => { if (table.wgSort) table.wgSort.sortTable(th); }, (err) => console.error(err));
+        loadRest(table).then(() => sortBy(table, th), (err) => console.error(err));
       }, true);
       // a chart's data table: its rows come with the first opening of the table
       const details = table.closest("details");
@@ -109,13 +112,26 @@
         details.addEventListener("toggle", opened);
         opened();
       }
-      const id = decodeURIComponent(location.hash.slice(1));
+      const id = decode(location.hash.slice(1));
       if (id && !document.getElementById(id)) {
         loadRest(table).then(() => { const row = document.getElementById(id); if (row) row.scrollIntoView(); }, (err) => console.error(err));
       }
     });
   }
   window.WG.loadRest = loadRest;
+
+  /* Sort a table by a header as a click on it does: the previous column loses its order mark
+     and becomes the current one, so the address and the sort menu see the new column. With
+     ``dir``, that order ("asc" or "desc") rather than the next one. */
+  function sortBy(table, th, dir) {
+    const sorter = table.wgSort;
+    if (!sorter || !th) return;
+    if (sorter.current && sorter.current !== th) sorter.current.removeAttribute("aria-sort");
+    // tablesort turns a column's current order around: to get ``dir``, mark the opposite first
+    if (dir) th.setAttribute("aria-sort", dir === "desc" ? "ascending" : "descending");
+    sorter.current = th;
+    sorter.sortTable(th);
+  }
 
   /* ---------------------------------------------------------------- catalogue */
   // The build writes a table's rows in its default column's order; sorting them again on load
@@ -142,16 +158,21 @@
     const form = root.querySelector("#wg-filters");
     const table = root.querySelector("#gpu-table");
     if (!table || !once(form, "wgInit")) return;
-    let rows = [...table.tBodies[0].rows];
-    const total = () => Number(table.tBodies[0].dataset.wgTotal) || rows.length;
+    const body = table.tBodies[0];
+    const total = () => Number(body.dataset.wgTotal) || body.rows.length;
     const params = new URLSearchParams(location.search);
     for (const input of form.elements) if (input.name && params.has(input.name)) input.value = params.get(input.name);
-    const apply = () => {
+    const formValues = () => {
       const f = {};
       for (const input of form.elements) if (input.name && input.name !== "count") f[input.name] = input.value.trim();
+      return f;
+    };
+    const filtered = () => Object.values(formValues()).some((v) => v);
+    const apply = () => {
+      const f = formValues();
       const mem = num(f.mem), price = num(f.price), from = num(f.from), to = num(f.to);
       let shown = 0;
-      for (const r of rows) {
+      for (const r of body.rows) {  // every row the page holds now, the loaded rest included
         const d = r.dataset, p = num(d.price);
         const ok = (!f.vendor || d.vendor === f.vendor) && (!f.segment || d.segment === f.segment) && (!f.arch || d.arch === f.arch)
           && (mem === null || num(d.mem) >= mem) && (price === null || (p !== null && p <= price))
@@ -159,15 +180,17 @@
         r.hidden = !ok;
         if (ok) shown += 1;
       }
+      // without a filter, a page that carries part of the list says so rather than "50 of 116"
       const out = form.querySelector("output");
-      out.textContent = (out.dataset.template || "{shown}/{total}").replace("{shown}", shown).replace("{total}", total());
+      const partial = body.dataset.wgRest && !filtered() && out.dataset.templatePart;
+      out.textContent = ((partial ? out.dataset.templatePart : out.dataset.template) || "{shown}/{total}").replace("{shown}", shown).replace("{total}", total());
       writeAddress(f);
     };
     // the address keeps the filters and the sort (?sort=memory&dir=desc): a view can be shared
     const heads = [...table.tHead.rows[0].cells].filter((th) => th.dataset.key);
     const sortParams = () => {
-      const th = heads.find((h) => h.getAttribute("aria-sort"));
-      if (!th) return {};
+      const th = table.wgSort && table.wgSort.current;
+      if (!th || !th.dataset.key || !th.getAttribute("aria-sort")) return {};
       const dir = th.getAttribute("aria-sort") === "descending" ? "desc" : "asc";
       return th.hasAttribute("data-sort-default") && dir === "asc" ? {} : { sort: th.dataset.key, dir };
     };
@@ -190,33 +213,42 @@
       for (const [k, v] of Object.entries(colParams())) q.set(k, v);
       history.replaceState(history.state, "", (q.toString() ? "?" + q : location.pathname) + location.hash);
     };
-    const formValues = () => {
-      const f = {};
-      for (const input of form.elements) if (input.name && input.name !== "count") f[input.name] = input.value.trim();
-      return f;
+    // the sort menu sorts by any column, shown or not (a hidden column has no heading to select)
+    const sortKey = form.querySelector("[data-wg-sort-key]"), sortDir = form.querySelector("[data-wg-sort-dir]");
+    const showSort = () => {
+      const th = table.wgSort && table.wgSort.current;
+      if (!sortKey || !sortDir || !th || !th.dataset.key) return;
+      sortKey.value = th.dataset.key;
+      sortDir.value = th.getAttribute("aria-sort") === "descending" ? "desc" : "asc";
     };
-    table.addEventListener("afterSort", () => writeAddress(formValues()));
-    const wanted = heads.find((h) => h.dataset.key === params.get("sort"));
-    if (wanted && table.wgSort) {
-      const sortNow = () => {
-        // tablesort turns a column's current order around: set the opposite, then sort
-        if (table.wgSort.current && table.wgSort.current !== wanted) table.wgSort.current.removeAttribute("aria-sort");
-        wanted.setAttribute("aria-sort", params.get("dir") === "desc" ? "ascending" : "descending");
-        table.wgSort.current = wanted;
-        table.wgSort.sortTable(wanted);
+    const sortAll = (th, dir) => {
+      if (!th || !table.wgSort) return;
+      if (body.dataset.wgRest) loadRest(table).then(() => sortBy(table, th, dir), (err) => console.error(err));
+      else sortBy(table, th, dir);
+    };
+    if (sortKey && sortDir) {
+      const fromMenu = (e) => {
+        e.stopPropagation();  // a sort is no filter
+        sortAll(heads.find((h) => h.dataset.key === sortKey.value), sortDir.value);
       };
-      if (table.tBodies[0].dataset.wgRest) loadRest(table).then(sortNow, (err) => console.error(err));
-      else sortNow();
+      sortKey.addEventListener("change", fromMenu);
+      sortDir.addEventListener("change", fromMenu);
+      sortKey.addEventListener("input", (e) => e.stopPropagation());
+      sortDir.addEventListener("input", (e) => e.stopPropagation());
     }
+    // a sort (the first one loads the rest, which also sorts it) changes the count and the address
+    table.addEventListener("afterSort", () => { showSort(); apply(); });
+    const wanted = heads.find((h) => h.dataset.key === params.get("sort"));
+    if (wanted) sortAll(wanted, params.get("dir") === "desc" ? "desc" : "asc");
+    showSort();
     // filters cover every card: the first change loads the rows the page does not carry
-    const filtered = () => [...form.elements].some((i) => i.name && i.name !== "count" && i.value.trim());
     const update = () => {
-      if (!table.tBodies[0].dataset.wgRest || !filtered()) { apply(); return; }
-      loadRest(table).then(() => { rows = [...table.tBodies[0].rows]; apply(); }, (err) => console.error(err));
+      if (!body.dataset.wgRest || !filtered()) { apply(); return; }
+      loadRest(table).then(apply, (err) => console.error(err));
     };
     form.addEventListener("input", update);
     form.addEventListener("change", update);
-    form.addEventListener("reset", () => setTimeout(update, 0));
+    form.addEventListener("reset", () => setTimeout(() => { showSort(); update(); }, 0));
     form.addEventListener("submit", (e) => e.preventDefault());
     update();
   }
@@ -301,18 +333,28 @@
   function diffPicker(box) {
     const [selA, selB] = box.querySelectorAll("select");
     const result = box.querySelector("tbody");
+    const out = box.querySelector("output");
     const personas = jsonAttr(box, "data-personas");
     const gpus = new Map(data().gpus.map((g) => [g.id, g.name]));
     const names = (ids) => ids.map((g) => gpus.get(g) || g).join(", ") || "—";
     // the page carries each select's default date; every revision comes from the data
     const dates = data().revisions.map((r) => r.date);
-    for (const s of [selA, selB]) s.replaceChildren(...revisionOptions(dates, (d) => d, s.value));
+    const label = siteDate(jsonAttr(box, "data-date-format"));
+    for (const s of [selA, selB]) s.replaceChildren(...revisionOptions(dates, (d) => d, s.value, label));
+    // a date of the address that no revision has keeps the select's default, and says so
     const q = new URLSearchParams(location.search);
-    if (q.get("a")) selA.value = q.get("a");
-    if (q.get("b")) selB.value = q.get("b");
+    const unknown = [];
+    for (const [s, name] of [[selA, "a"], [selB, "b"]]) {
+      const want = q.get(name);
+      if (want === null || want === "") continue;
+      if (dates.includes(want)) s.value = want; else unknown.push(want);
+    }
     const render = () => {
-      const d = diffAdvice(data().revisions, data().personas, selA.value, selB.value);
       result.replaceChildren();
+      const messages = unknown.splice(0).map((d) => fill(box.dataset.unknown, { date: d }));
+      // "from" after "to" reads the changes backwards: no table, a message
+      const reversed = selA.value > selB.value;
+      const d = reversed ? { rows: [], avoidAdded: [], avoidRemoved: [] } : diffAdvice(data().revisions, data().personas, selA.value, selB.value);
       for (const r of d.rows) {
         const tr = el("tr");
         tr.dataset.persona = r.persona;
@@ -325,7 +367,10 @@
         tr.append(el("th", box.dataset.avoidLabel), el("td", names(d.avoidRemoved), "wg-removed"), el("td", names(d.avoidAdded), "wg-added"));
         result.appendChild(tr);
       }
-      box.querySelector("output").textContent = d.rows.length || d.avoidAdded.length || d.avoidRemoved.length ? "" : box.dataset.empty;
+      result.closest("table").hidden = reversed;
+      if (reversed) messages.push(box.dataset.reversed);
+      else if (!d.rows.length && !d.avoidAdded.length && !d.avoidRemoved.length) messages.push(box.dataset.empty);
+      out.textContent = messages.join(" ");
       history.replaceState(history.state, "", `?a=${encodeURIComponent(selA.value)}&b=${encodeURIComponent(selB.value)}${location.hash}`);
     };
     selA.addEventListener("change", render);
@@ -343,11 +388,28 @@
     });
   }
 
-  // An <option> per date, labelled with the long date of the page's language.
-  function revisionOptions(dates, valueOf, selected) {
-    const long = new Intl.DateTimeFormat(document.documentElement.lang || "en", { dateStyle: "long", timeZone: "UTC" });
+  // A date as the site writes it in the page's language ({day} {month} {year} and the like, the
+  // locale table's pattern with the page's month names, data-date-format); ISO without one.
+  function siteDate(format) {
+    const f = format || {};
+    const months = Array.isArray(f.months) && f.months.length === 12 ? f.months : null;
+    return (iso) => {
+      const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(String(iso));
+      if (!m || !months || typeof f.pattern !== "string") return String(iso);
+      const day = Number(m[3]), month = Number(m[2]);
+      const dayText = day === 1 && f.first_day ? f.first_day.replace("{day}", "1") : String(day);
+      return f.pattern.replace("{day}", dayText).replace("{month_number}", String(month))
+        .replace("{month}", months[month - 1] || String(month)).replace("{year}", m[1]);
+    };
+  }
+  const fill = (text, params) => String(text || "").replace(/\{([a-z_]+)\}/g, (all, k) => (k in params ? String(params[k]) : all));
+  window.WG.siteDate = siteDate;
+  window.WG.decode = decode;
+
+  // An <option> per date, labelled as the site writes dates.
+  function revisionOptions(dates, valueOf, selected, label) {
     return dates.map((d) => {
-      const o = el("option", long.format(new Date(d + "T00:00:00Z")));
+      const o = el("option", label(d));
       o.value = valueOf(d);
       o.selected = d === selected;
       return o;
@@ -356,7 +418,7 @@
 
   function fillRevisionSelect(s) {
     const dates = data().revisions.map((r) => r.date).reverse();
-    s.replaceChildren(...revisionOptions(dates, (d) => s.dataset.base + d + "/", s.dataset.current));
+    s.replaceChildren(...revisionOptions(dates, (d) => s.dataset.base + d + "/", s.dataset.current, siteDate(jsonAttr(s, "data-date-format"))));
     s.addEventListener("change", () => { if (s.value) location.href = new URL(s.value, location.href).href; });
   }
 
@@ -486,16 +548,25 @@
     });
   }
 
+  /* The language menu leads to the same page in the other language with this page's state: its
+     query string (filters, a pair of dates) and fragment, as they are when the link is used. */
+  const LANG_LINK = ".md-select a[hreflang]";
+  function carryState(e) {
+    const link = e.target instanceof Element ? e.target.closest(LANG_LINK) : null;
+    if (!link) return;
+    const url = new URL(link.getAttribute("href"), location.href);
+    url.search = location.search;
+    url.hash = location.hash;
+    link.setAttribute("href", url.href);
+  }
+  for (const type of ["pointerdown", "focusin", "mouseover", "contextmenu", "click"]) document.addEventListener(type, carryState, true);
+
   function init() {
     const root = document;
-    initCharts(root);
-    initRest(root);
-    initToday(root);
-    nameSearchDialog(root);
-    initCatalogue(root);
-    initCompare(root);
-    initDiffPicker(root);
-    initRevisionSelect(root);
+    // each part on its own: one that fails (a bad address, a missing element) stops no other
+    for (const part of [initCharts, initRest, initToday, nameSearchDialog, initCatalogue, initCompare, initDiffPicker, initRevisionSelect]) {
+      try { part(root); } catch (err) { console.error(err); }
+    }
   }
 
   // Material's document$ emits on every page view with instant navigation; without it (file://)

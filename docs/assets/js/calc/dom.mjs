@@ -21,6 +21,11 @@ export function fill(text, params) {
   return text.replace(/\{([a-z][a-z0-9_]*)\}/g, (m, k) => (k in params ? String(params[k]) : m));
 }
 
+/** At most this many significant digits in a result: a whole number the double holds exactly
+ *  (a count of bytes, of weights) is written in full, any other is rounded, so that no result
+ *  prints the noise of floating point ("80,399,999,999,999,970 MB"). */
+export const SIGNIFICANT = 6;
+
 /** Locale number formatting; anything that is not a finite number shows as a dash. */
 export function formatter(lang) {
   const cache = new Map();
@@ -30,12 +35,16 @@ export function formatter(lang) {
     if (!f) cache.set(key, (f = new Intl.NumberFormat(lang, { maximumFractionDigits: max, minimumFractionDigits: min })));
     return f;
   };
-  const num = (x, max = 2, min = 0) => (typeof x === "number" && Number.isFinite(x) ? get(max, Math.min(min, max)).format(x) : "—");
+  const num = (x, max = 2, min = 0) => {
+    if (typeof x !== "number" || !Number.isFinite(x)) return "—";
+    const y = Number.isSafeInteger(x) ? x : Number(x.toPrecision(SIGNIFICANT));
+    return get(max, Math.min(min, max)).format(y);
+  };
   /** About four significant figures, never in exponent notation. */
   num.auto = (x) => {
     if (typeof x !== "number" || !Number.isFinite(x)) return "—";
     const a = Math.abs(x);
-    return num(x, a >= 1000 ? 0 : a >= 100 ? 1 : a >= 10 ? 2 : a >= 1 ? 3 : 4);
+    return a >= 1000 ? num(Number(x.toPrecision(4)), 0) : num(x, a >= 100 ? 1 : a >= 10 ? 2 : a >= 1 ? 3 : 4);
   };
   return num;
 }

@@ -205,7 +205,7 @@ function parseCnnLayers(rawLayers, lang) {
   const list = Array.isArray(rawLayers) ? rawLayers : [];
   if (list.length > CNN_MAX_LAYERS) errors.layers = { key: "calc.err.list_long", params: { max: CNN_MAX_LAYERS } };
   list.slice(0, CNN_MAX_LAYERS).forEach((raw, i) => {
-    const type = raw && CNN_LAYER_FIELDS[raw.type] ? raw.type : null;
+    const type = raw && Object.hasOwn(CNN_LAYER_FIELDS, raw.type) ? raw.type : null;
     if (!type) { errors[`layers.${i}.type`] = { key: "calc.err.choice", params: {} }; return; }
     const specs = CNN_LAYER_FIELDS[type];
     const { values, errors: errs } = parseAll(raw, specs, lang);
@@ -441,14 +441,18 @@ export function treeAt(tree, path) {
 
 // ------------------------------------------------------------------ 5. desktop or cloud (2020)
 
+// A desktop for deep learning costs at least this much (USD), an hour of a cloud GPU at least a
+// cent: below, the break-even is meaningless (a price of 1e-320 gave "0 days").
+export const CLOUD_MIN_DESKTOP = 100;
+export const CLOUD_MIN_HOURLY = 0.01;
 export const CLOUD_FIELDS = {
-  desktop: { min: 0, minExclusive: true, max: 1e7 },
+  desktop: { min: CLOUD_MIN_DESKTOP, max: 1e7 },
   gpu_w: { min: 0, minExclusive: true, max: 1e5 },
   system_w: { min: 0, max: 1e5 },
   kwh: { min: 0, max: 100 },
   util: { min: 0, minExclusive: true, max: 100 },
-  cloud: { min: 0, minExclusive: true, max: 1e5 },
-  spot: { min: 0, minExclusive: true, max: 1e5 },
+  cloud: { min: CLOUD_MIN_HOURLY, max: 1e5 },
+  spot: { min: CLOUD_MIN_HOURLY, max: 1e5 },
 };
 export const DAYS_PER_MONTH = 365.25 / 12;
 
@@ -506,6 +510,8 @@ export function run(name, raw, opts = {}) {
   }
   if (name === "cloud") {
     const { values, errors } = parseAll(raw, CLOUD_FIELDS, lang);
+    // a spot instance is the same machine at a discount: dearer than on demand is a typing slip
+    if (!errors.cloud && !errors.spot && values.spot > values.cloud) errors.spot = { key: "calc.err.spot_above", params: { max: values.cloud } };
     return done(errors, () => cloudBreakEven(values));
   }
   throw new Error(`unknown calculator ${name}`);

@@ -60,7 +60,9 @@ export const hasBackends = (runtime) => Boolean(TABLES.runtimes[runtime] && TABL
 
 const training = (mode) => mode !== "inference";
 const adapted = (mode) => mode === "lora" || mode === "qlora";
-const gguf = (w) => Boolean(WEIGHT_FORMATS[w] && WEIGHT_FORMATS[w].gguf);
+// lookups by a name from the address check the table's own keys: "constructor" is no runtime
+const own = (table, key) => (Object.hasOwn(table, key) ? table[key] : undefined);
+const gguf = (w) => Boolean(own(WEIGHT_FORMATS, w) && WEIGHT_FORMATS[w].gguf);
 
 /** Runtimes the mode can use: of those offered, the ones training is estimated for (transformers). */
 export function runtimesFor(mode) {
@@ -69,7 +71,7 @@ export function runtimesFor(mode) {
 
 /** Weight formats a runtime loads in a mode (the rules of estimate.mjs checkOptions). */
 export function weightsFor(runtime, mode) {
-  const trained = TABLES.modes[mode] && TABLES.modes[mode].weights;
+  const trained = own(TABLES.modes, mode) && TABLES.modes[mode].weights;
   if (trained) return WEIGHTS.filter((w) => trained.includes(w));
   const own = (w) => !WEIGHT_FORMATS[w].runtimes || WEIGHT_FORMATS[w].runtimes.includes(runtime);
   const loads = TABLES.runtimes[runtime] && TABLES.runtimes[runtime].loads;
@@ -78,7 +80,7 @@ export function weightsFor(runtime, mode) {
 }
 
 export function kvFor(runtime) {
-  return KV.filter((k) => (KV_BY_RUNTIME[runtime] || KV).includes(k));
+  return KV.filter((k) => (own(KV_BY_RUNTIME, runtime) || KV).includes(k));
 }
 
 /** The value a choice takes when what it held is no longer allowed. */

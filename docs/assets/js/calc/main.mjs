@@ -48,14 +48,14 @@ function init() {
   }
 }
 
-/** The same calculator page in another language, with this page's query string. The page's own
+/** The same calculator page in another language, with this page's query string and fragment. The page's own
  *  root says where it is: the menu's links stay those of the first page instant navigation loaded. */
 function pageInLanguage(root, lang) {
   const here = root.getAttribute("data-wg-lang") || DEFAULT_LANG;
   const toLangRoot = root.getAttribute("data-wg-root") || "../../";
   const siteRoot = toLangRoot + (here === DEFAULT_LANG ? "" : "../");
   const dir = lang === DEFAULT_LANG ? "" : `${lang}/`;
-  return new URL(siteRoot + dir + (root.getAttribute("data-wg-page") || "") + location.search, location.href).href;
+  return new URL(siteRoot + dir + (root.getAttribute("data-wg-page") || "") + location.search + location.hash, location.href).href;
 }
 
 // The language menu: on a calculator page, go to the same calculator in the other language

@@ -1,5 +1,5 @@
 // Memory of a convolutional network (2016 advice): DOM side. Formulas: formulas.mjs.
-import { run, CNN_FIELDS, CNN_LAYER_FIELDS, MIB } from "./formulas.mjs";
+import { run, CNN_FIELDS, CNN_LAYER_FIELDS, CNN_MAX_LAYERS, MIB } from "./formulas.mjs";
 import { outputs, readFields, writeField, showErrors, setText, readState, writeState, canonical, el } from "./dom.mjs";
 
 const NAMES = Object.keys(CNN_FIELDS);
@@ -18,11 +18,13 @@ export function encodeLayers(layers, lang) {
   return layers.map((l) => [LETTER[l.type], ...Object.keys(CNN_LAYER_FIELDS[l.type]).map((k) => (k === "padding" ? l[k] : canonical(l[k] ?? "", lang)))].join(".")).join("_");
 }
 
+/** At most one layer more than the calculator takes (so that its message shows), read before any
+ *  work: an address with thousands of layers costs no more than one with 101. */
 export function decodeLayers(text) {
   if (!text) return [];
-  return text.split("_").map((part) => {
+  return text.split("_", CNN_MAX_LAYERS + 1).map((part) => {
     const [code, ...vals] = part.split(".");
-    const type = CODES[code];
+    const type = Object.hasOwn(CODES, code) ? CODES[code] : null;  // "constructor" is no layer
     if (!type) return null;
     const layer = { type };
     Object.keys(CNN_LAYER_FIELDS[type]).forEach((k, i) => { layer[k] = vals[i] ?? ""; });
@@ -83,7 +85,7 @@ export function setup(root, { lang, prefix, msg, fmt }) {
     }
     const r = result;
     const mib = (x) => fmt(x / MIB, 2);
-    setText(out.status, msg("calc.cnn.result", { mib: fmt(r.totalMib, 1), mb: fmt(r.totalMb, 1), gib: fmt(r.totalGib, 2) }));
+    setText(out.status, msg("calc.cnn.result", { mib: fmt.auto(r.totalMib), mb: fmt.auto(r.totalMb), gib: fmt.auto(r.totalGib) }));
     const first = r.rows[0];
     setText(out.input, msg("calc.cnn.exp_input", {
       batch: fmt(first.values / (first.h * first.w * first.c), 0),
