@@ -354,6 +354,7 @@ test("the card table lists only the cards the runtime runs", () => {
   const some = L.cardTable(llama8, options, gpus, { ...table, runtime_cards: { "llama.cpp": ["rtx-4090", "h100-sxm"] } }).map((r) => r.id);
   assert.ok(all.length > 2);
   assert.deepEqual(some.sort(), ["h100-sxm", "rtx-4090"]);
+});
 
 test("a name every object inherits (from the address) is no runtime, mode or format", () => {
   for (const name of ["constructor", "toString", "__proto__", "hasOwnProperty"]) {

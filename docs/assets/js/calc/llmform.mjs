@@ -73,10 +73,10 @@ export function runtimesFor(mode) {
 export function weightsFor(runtime, mode) {
   const trained = own(TABLES.modes, mode) && TABLES.modes[mode].weights;
   if (trained) return WEIGHTS.filter((w) => trained.includes(w));
-  const own = (w) => !WEIGHT_FORMATS[w].runtimes || WEIGHT_FORMATS[w].runtimes.includes(runtime);
-  const loads = TABLES.runtimes[runtime] && TABLES.runtimes[runtime].loads;
-  if (GGUF_ONLY_RUNTIMES.includes(runtime)) return WEIGHTS.filter((w) => own(w) && (gguf(w) || loads.includes(w)));
-  return WEIGHTS.filter((w) => own(w) && !gguf(w) && (!loads || loads.includes(w)));
+  const runsIt = (w) => !WEIGHT_FORMATS[w].runtimes || WEIGHT_FORMATS[w].runtimes.includes(runtime);
+  const loads = own(TABLES.runtimes, runtime) && TABLES.runtimes[runtime].loads;
+  if (GGUF_ONLY_RUNTIMES.includes(runtime)) return WEIGHTS.filter((w) => runsIt(w) && (gguf(w) || loads.includes(w)));
+  return WEIGHTS.filter((w) => runsIt(w) && !gguf(w) && (!loads || loads.includes(w)));
 }
 
 export function kvFor(runtime) {
