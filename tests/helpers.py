@@ -261,3 +261,34 @@ LLM_URL = "/calculators/memory-llm/"
 
 def llm_field(page, name):
     return root_of(page, "llm").locator(f'[name="{name}"]')
+
+
+def loso_fixture():
+    """Three small sources of decode, peak-memory and training results on the fixture's models and
+    cards, each off the engine's defaults by a factor of its own (as publishers differ)."""
+    from generator.estimate import fitting
+
+    fixture = json.loads((FIXTURES / "estimate.json").read_text(encoding="utf-8"))
+    models, gpus = fixture["models"], fixture["gpus"]
+    base = {"speed": {}, "memory": {}, "relative": {}}
+    cards = ["rtx-4090", "rtx-3090", "h100-sxm", "a100-sxm4-80gb", "rx-7900-xtx"]
+    rows = []
+    for s, (source, factor) in enumerate((("src-a", 0.8), ("src-b", 1.1), ("src-c", 1.35))):
+        for i in range(10):
+            vllm = s > 0 and i % 2 == 0  # a second runtime in two sources: keys the third does not read
+            m = {"source": source, "publisher": f"pub {source}", "runtime": "vllm" if vllm else "llama.cpp",
+                 "metric": "decode_tokens_per_s", "model": ("llama-3-1-8b", "qwen3-8b", "llama-2-7b")[i % 3],
+                 "gpu": cards[(i + s) % len(cards)], "weights": "bf16" if vllm else "q4_k_m", "context": 512 * (1 + i % 4),
+                 "batch": 1, "gpus": 1}
+            m["value"] = fitting.predict(dict(m, value=1.0), models, gpus, base) * factor * (1 + 0.03 * (i % 5))
+            rows.append(m)
+        for i in range(3):
+            m = {"source": source, "publisher": f"pub {source}", "runtime": "transformers", "metric": "peak_memory_gib",
+                 "model": ("llama-3-1-8b", "qwen3-8b", "llama-2-7b")[i], "gpu": "h100-sxm", "weights": "bf16",
+                 "context": 1024 * (i + 1), "batch": 1, "gpus": 1}
+            m["value"] = fitting.predict(dict(m, value=1.0), models, gpus, base) * (factor ** 0.3)
+            rows.append(m)
+    for j, gid in enumerate(cards):  # one training group, in the last source
+        rows.append({"source": "src-c", "publisher": "pub src-c", "metric": "training_throughput", "workload": "resnet50",
+                     "gpu": gid, "value": 100.0 + 40 * j * j, "gpus": 1})
+    return models, gpus, rows

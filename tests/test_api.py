@@ -6,6 +6,7 @@ import json
 import yaml
 from helpers import ROOT
 
+from generator.data.dataset import tree_leaves
 from generator.data.locales import LANGS
 
 
@@ -51,7 +52,10 @@ def test_every_gpu_field_is_exported(built_site):
     assert len(exported) == len(files)
     for path in files:
         record = _plain(yaml.safe_load(path.read_text(encoding="utf-8")))
-        assert exported[path.stem] == {"id": path.stem, **record}, path
+        item = dict(exported[path.stem])
+        support = item.pop("support")  # computed from data/software.yaml (tests/test_support.py)
+        assert support["status"] in ("current", "legacy", "unsupported"), path
+        assert item == {"id": path.stem, "cooling": None, **record}, path
 
 
 def test_every_revision_field_is_exported(built_site):
@@ -62,9 +66,12 @@ def test_every_revision_field_is_exported(built_site):
         item = dict(exported[path.stem])
         in_force = item.pop("advice_in_force")
         assert item == record, path
-        if record["kind"] == "full":
-            assert {p: v["gpus"] for p, v in in_force.items()} == {
-                p: r["gpus"] for p, r in record.get("recommendations", {}).items()}
+        if record["kind"] == "full":  # the persona list, and the flowchart's leaves tagged with personas
+            expected = {p: list(r["gpus"]) for p, r in record.get("recommendations", {}).items()}
+            for _kp, leaf in tree_leaves(record.get("decision_tree")):
+                for pid in leaf.get("personas") or ():
+                    expected.setdefault(pid, []).extend(g for g in leaf["gpus"] if g not in expected[pid])
+            assert {p: v["gpus"] for p, v in in_force.items()} == expected
 
 
 def test_personas_carry_names_in_every_language(built_site):

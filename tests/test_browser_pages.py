@@ -1,6 +1,8 @@
 """Catalogue, compare, diff picker, revision selector and language switching, clicked in Chromium."""
 from __future__ import annotations
 
+import json
+
 import pytest
 from helpers import open_language_menu_and_pick
 
@@ -364,26 +366,33 @@ def test_today_filters_round_trip_through_the_url(server, page, built_site, lang
     rows = page.locator("#today-table tbody tr")
     total = int(page.locator("#today-table tbody").get_attribute("data-wg-total") or rows.count())
     assert total >= 20
-    form.locator('[name="workload"]').select_option("decode_8b")
+    form.locator('[name="workload"]').select_option("llm-inference")
     every_row(page, "today-table", total)
     form.locator('[name="budget"]').fill("1000")
     form.locator('[name="memory"]').fill("16")
     form.locator('[name="memory"]').dispatch_event("change")
     page.wait_for_function("location.search.includes('memory=16')")
-    assert "workload=decode_8b" in page.url and "budget=1000" in page.url
+    assert "workload=llm-inference" in page.url and "budget=1000" in page.url
     shown = page.locator("#today-table tbody tr:not([hidden])")
     kept = [shown.nth(i).get_attribute("data-gpu") for i in range(shown.count())]
     assert 0 < len(kept) < total
     for i in range(shown.count()):
         row = shown.nth(i)
         assert float(row.get_attribute("data-buy")) <= 1000 and float(row.get_attribute("data-usable")) >= 16
-    per = [float(shown.nth(i).get_attribute("data-pd-decode-8b") or -1) for i in range(shown.count())]
-    assert per == sorted(per, reverse=True)
+    def per(row):  # tokens/s per dollar of price and electricity at the default price
+        values = json.loads(row.get_attribute("data-values"))
+        kwh = float(row.get_attribute("data-kwh") or 0)
+        return values.get("decode_8b", 0) / (float(row.get_attribute("data-buy")) + kwh * 0.17)
+    rows_shown = [shown.nth(i) for i in range(shown.count())]
+    runs = [r.get_attribute("data-support") in ("", "current") for r in rows_shown]
+    assert runs == sorted(runs, reverse=True)  # cards today's software runs come first
+    ranked = [per(r) for r, ok in zip(rows_shown, runs, strict=True) if ok]
+    assert ranked == sorted(ranked, reverse=True)
     url = page.url
     page.goto("about:blank")
     page.goto(url)
     every_row(page, "today-table", total)
-    assert form.locator('[name="workload"]').input_value() == "decode_8b"
+    assert form.locator('[name="workload"]').input_value() == "llm-inference"
     assert form.locator('[name="budget"]').input_value() == "1000"
     back = page.locator("#today-table tbody tr:not([hidden])")
     assert [back.nth(i).get_attribute("data-gpu") for i in range(back.count())] == kept

@@ -4,7 +4,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from helpers import ROOT, run_calc_js
+from helpers import ROOT, loso_fixture, run_calc_js
 
 from generator.data.loader import load_dataset
 from generator.facts.derive import age, build_date, derive
@@ -258,7 +258,8 @@ def test_grid_cells_are_reused_only_while_their_inputs_are_unchanged(shipped, tm
     assert first.keys() == second.keys()
     changed = {key for key in first if first[key] is not second[key]}
     assert changed and {g for _, g in changed} == {gid}
-    one = next(k for k in changed)
+    # a setup that does not fit has no speed: compare one that fits before and after
+    one = next(k for k in changed if first[k]["decode_tokens_per_s"] and second[k]["decode_tokens_per_s"])
     assert second[one]["decode_tokens_per_s"] < first[one]["decode_tokens_per_s"]
 
 
@@ -491,13 +492,11 @@ def test_leave_one_source_out_errors_are_kept_between_builds(tmp_path, monkeypat
     fitting again, and a new digest computes them again and keeps only its own."""
     import json
 
-    from test_estimate import _loso_fixture
-
     import generator.facts.estimates as estimates_module
     from generator.estimate import fitting
     from generator.estimate.bundle import Bundle
 
-    models, gpus, rows = _loso_fixture()
+    models, gpus, rows = loso_fixture()
     bundle = Bundle(models=models, gpus=gpus, measurements=rows, revisions=[])
     monkeypatch.setattr(estimates_module, "CACHE_DIR", tmp_path)
     first = estimates_module.published_estimates(bundle, "digest-1")

@@ -13,6 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from helpers import loso_fixture
 
 from generator.data import records_llm
 from generator.estimate import engine, fitting, formats, memory, published, relative_fit, speed
@@ -581,39 +582,11 @@ def test_a_named_gptq_kernel_gets_its_own_compute_efficiency():
 
 # ------------------------------------------------------------------ leave-one-source-out
 
-def _loso_fixture():
-    """Three small sources of decode, peak-memory and training results on the fixture's models and
-    cards, each off the engine's defaults by a factor of its own (as publishers differ)."""
-    models, gpus = FIXTURE["models"], FIXTURE["gpus"]
-    base = {"speed": {}, "memory": {}, "relative": {}}
-    cards = ["rtx-4090", "rtx-3090", "h100-sxm", "a100-sxm4-80gb", "rx-7900-xtx"]
-    rows = []
-    for s, (source, factor) in enumerate((("src-a", 0.8), ("src-b", 1.1), ("src-c", 1.35))):
-        for i in range(10):
-            vllm = s > 0 and i % 2 == 0  # a second runtime in two sources: keys the third does not read
-            m = {"source": source, "publisher": f"pub {source}", "runtime": "vllm" if vllm else "llama.cpp",
-                 "metric": "decode_tokens_per_s", "model": ("llama-3-1-8b", "qwen3-8b", "llama-2-7b")[i % 3],
-                 "gpu": cards[(i + s) % len(cards)], "weights": "bf16" if vllm else "q4_k_m", "context": 512 * (1 + i % 4),
-                 "batch": 1, "gpus": 1}
-            m["value"] = fitting.predict(dict(m, value=1.0), models, gpus, base) * factor * (1 + 0.03 * (i % 5))
-            rows.append(m)
-        for i in range(3):
-            m = {"source": source, "publisher": f"pub {source}", "runtime": "transformers", "metric": "peak_memory_gib",
-                 "model": ("llama-3-1-8b", "qwen3-8b", "llama-2-7b")[i], "gpu": "h100-sxm", "weights": "bf16",
-                 "context": 1024 * (i + 1), "batch": 1, "gpus": 1}
-            m["value"] = fitting.predict(dict(m, value=1.0), models, gpus, base) * (factor ** 0.3)
-            rows.append(m)
-    for j, gid in enumerate(cards):  # one training group, in the last source
-        rows.append({"source": "src-c", "publisher": "pub src-c", "metric": "training_throughput", "workload": "resnet50",
-                     "gpu": gid, "value": 100.0 + 40 * j * j, "gpus": 1})
-    return models, gpus, rows
-
-
 def test_leave_one_source_out_is_a_fresh_fit_without_each_source():
     """The unseen band of every metric and runtime is what fitting the constants on the other
     sources alone (a whole fit, no shortcut) and predicting the left-out source's results gives;
     the fitted band and the older flat keys stay what they were."""
-    models, gpus, rows = _loso_fixture()
+    models, gpus, rows = loso_fixture()
     table = fitting.accuracy(models, gpus, rows)
     expected: dict[tuple[str, str], list[tuple[str, float]]] = {}
     for source in ("src-a", "src-b", "src-c"):
@@ -648,7 +621,7 @@ def test_leave_one_source_out_is_a_fresh_fit_without_each_source():
 def test_held_out_errors_go_through_the_callers_cache():
     """accuracy() asks ``held_out(source, make)`` for each source: an answer from a cache is used
     as it is, and a cache that computes gives the same table as none."""
-    models, gpus, rows = _loso_fixture()
+    models, gpus, rows = loso_fixture()
     asked = []
 
     def computing(source, make):
@@ -682,7 +655,7 @@ def test_error_blocks_carry_both_bands_and_read_an_older_table():
 def test_past_the_fold_limit_a_publishers_files_are_left_out_together(monkeypatch):
     """Past MAX_FOLDS files, the refits are one per publisher (its files left out together), then
     publishers dealt into MAX_FOLDS folds: a hundred times the files costs no more refits."""
-    models, gpus, rows = _loso_fixture()
+    models, gpus, rows = loso_fixture()
     rows = [dict(m, publisher="pub shared") if m["source"] in ("src-a", "src-b") else m for m in rows]
     assert fitting.held_out_folds(rows) == {"src-a": "src-a", "src-b": "src-b", "src-c": "src-c"}
     monkeypatch.setattr(fitting, "MAX_FOLDS", 2)

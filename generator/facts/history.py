@@ -131,11 +131,10 @@ def advice_matrix(ds: Dataset, states, trees) -> AdviceMatrix:
                     from_tree[pid] = leaf
         for pid, cells in rows.items():
             st = states[rev.id].get(pid)
-            if st is not None:
+            if pid in from_tree:  # the flowchart in force answers this reader (its state is read from it)
+                cells[rev.id] = MatrixCell(list(from_tree[pid]["gpus"]), "tree")
+            elif st is not None:
                 cells[rev.id] = MatrixCell(list(st.gpus), st.known)
-            elif pid in from_tree:
-                leaf = from_tree[pid]
-                cells[rev.id] = MatrixCell(list(leaf["gpus"]), "tree")
             else:
                 continue
             addressed.add(rev.id)

@@ -22,8 +22,9 @@ def gpus_result(ds: Dataset) -> list[dict]:
     return out
 
 
-def software_result(ds: Dataset) -> dict | None:
-    return plain(ds.software.data) if ds.software else None
+def software_result(ds: Dataset) -> list[dict] | None:
+    """The one software record, as a list of one (every API file's result is a list)."""
+    return [plain(ds.software.data)] if ds.software else None
 
 
 def revisions_result(ds: Dataset, states: dict) -> list[dict]:

@@ -9,6 +9,7 @@ from pathlib import Path
 from generator.data.dataset import Dataset
 from generator.data.json_schema import json_schema
 from generator.data.kinds import BY_NAME, KINDS
+from generator.data.schema import SUPPORT_STATUS
 from generator.facts.derive import derive
 from generator.facts.results import (
     gpus_result,
@@ -53,7 +54,20 @@ def api_schema() -> dict:
 
     gpu = json_schema("gpu")
     gpu["properties"] = {"id": {"type": "string"}, **gpu["properties"]}
-    gpu["required"] = ["id"] + gpu["required"]
+    gpu["required"] = ["id"] + gpu["required"] + ["support", "cooling"]
+    gpu["properties"]["cooling"] = {"anyOf": [gpu["properties"]["cooling"], {"type": "null"}],
+                                    "description": "how the card is cooled; null where no source says"}
+    gpu["properties"]["support"] = {
+        "description": "computed from data/software.yaml: whether today's software runs the card",
+        "anyOf": [{"type": "null"}, {
+            "type": "object", "required": ["status", "as_of", "last", "details", "features"],
+            "properties": {
+                "status": {"enum": list(SUPPORT_STATUS)}, "as_of": {"type": ["string", "null"]},
+                "last": {"type": ["string", "null"], "description": "legacy: the newest build that still runs it"},
+                "details": {"type": "array", "items": {"type": "object"}},
+                "features": {"type": "object", "properties": {
+                    "tensor_cores": {"type": "boolean"}, "bf16": {"type": "boolean"}, "fp8": {"type": "boolean"},
+                    "fp4": {"type": "boolean"}, "flash_attention": {"type": "array", "items": {"type": "integer"}}}}}}]}
     revision = json_schema("revision")
     revision["properties"]["advice_in_force"] = {
         "type": "object", "description": "computed: persona -> GPUs in force on this date (known: source or derived)",
