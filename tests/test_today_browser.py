@@ -74,3 +74,16 @@ def test_the_1500_usd_reader_is_shown_a_supported_card_first(server, page, built
     doc = json.loads((site / "api" / "v1" / "today.json").read_text(encoding="utf-8"))
     assert {r["gpu"] for r in doc["rows"]} >= {first["gpu"]}
     assert page.locator(".wg-pick[data-persona='researcher'] li").count() >= 3
+
+
+def test_the_compare_any_two_picker_offers_today_after_every_revision(server, page):
+    page.goto(f"{server}/diffs/?a=2023-01-30&b=today")
+    page.wait_for_function("document.querySelectorAll('#wg-diff tbody tr').length > 0")
+    assert page.eval_on_selector("#wg-diff select[name=b]", "s => s.value") == "today"
+    label = page.eval_on_selector("#wg-diff select[name=b]", "s => s.options[s.selectedIndex].textContent")
+    assert "not a revision" in label
+    best = page.locator('#wg-diff tbody tr[data-persona="best-overall"] td.wg-added')
+    assert best.inner_text().strip()  # the site's pick for the best overall card stands as added
+    page.select_option("#wg-diff select[name=a]", "today")
+    page.select_option("#wg-diff select[name=b]", "2020-09-20")
+    assert page.locator("#wg-diff table").is_hidden()  # today before a revision reads backwards: a message

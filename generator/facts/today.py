@@ -341,6 +341,8 @@ def client_today(ds, facts) -> dict:
         "errors": {"training": err("training_relative", "all"), "decode": err("decode_tokens_per_s", "llama.cpp")},
         "electricity": {"usd_per_kwh": ELECTRICITY_USD_PER_KWH, "years": OWNERSHIP_YEARS, "hours_per_day": HOURS_PER_DAY},
         "figure_of": FIGURE_OF,
+        # the site's pick per reader profile, for the compare-any-two picker's "today"
+        "picks": {p.persona: [p.row.gpu] for p in facts.today_picks if p.row},
         "rows": [{"gpu": r.gpu, "count": r.count, "memory_gb": r.memory_gb,
                   "buy": [r.buy_usd, r.buy.date.isoformat(), r.buy_kind] if r.buy else None,
                   "stale": r.stale, "kwh": r.kwh, "support": r.support.status if r.support else None,

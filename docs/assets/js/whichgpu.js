@@ -39,7 +39,12 @@
   // The advice in force on each date (including what update revisions only record as changes)
   // is derived once, at build time: each revision of the data file carries it as advice_in_force.
   function diffAdvice(revisions, personaOrder, a, b) {
-    const ra = revisions.find((r) => r.date === a) || {}, rb = revisions.find((r) => r.date === b) || {};
+    // "today": the site's picks per reader profile (never a revision's advice), after every revision
+    const today = (data() && data().today) || {};
+    const asToday = { date: "today", avoid: [],
+      advice_in_force: Object.fromEntries(Object.entries(today.picks || {}).map(([p, g]) => [p, { gpus: g }])) };
+    const find = (d) => (d === "today" ? asToday : revisions.find((r) => r.date === d) || {});
+    const ra = find(a), rb = find(b);
     const sa = ra.advice_in_force || {}, sb = rb.advice_in_force || {};
     const ids = [...new Set([...Object.keys(sa), ...Object.keys(sb)])];
     const rank = (p) => { const i = personaOrder.indexOf(p); return i < 0 ? personaOrder.length : i; };
@@ -339,7 +344,10 @@
     const names = (ids) => ids.map((g) => gpus.get(g) || g).join(", ") || "—";
     // the page carries each select's default date; every revision comes from the data
     const dates = data().revisions.map((r) => r.date);
-    const label = siteDate(jsonAttr(box, "data-date-format"));
+    const today = data().today;
+    if (today && today.picks && Object.keys(today.picks).length) dates.push("today");
+    const siteLabel = siteDate(jsonAttr(box, "data-date-format"));
+    const label = (d) => (d === "today" ? fill(box.dataset.todayLabel, { date: siteLabel(today.newest) }) : siteLabel(d));
     for (const s of [selA, selB]) s.replaceChildren(...revisionOptions(dates, (d) => d, s.value, label));
     // a date of the address that no revision has keeps the select's default, and says so
     const q = new URLSearchParams(location.search);
