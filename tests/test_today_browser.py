@@ -87,3 +87,24 @@ def test_the_compare_any_two_picker_offers_today_after_every_revision(server, pa
     page.select_option("#wg-diff select[name=a]", "today")
     page.select_option("#wg-diff select[name=b]", "2020-09-20")
     assert page.locator("#wg-diff table").is_hidden()  # today before a revision reads backwards: a message
+
+
+@pytest.mark.parametrize("workload, head", [("llm-inference", "Tokens/s (estimate)"), ("transformer", "Relative performance")])
+def test_the_pickers_today_mode_says_what_it_ranks_and_what_it_left_out(server, page, workload, head):
+    from helpers import last, root_of, wait_ready
+
+    page.goto(f"{server}/calculators/picker/?revision=today&workload={workload}&memory=16&budget=2000&prices=new")
+    wait_ready(page, "picker")
+    scope = root_of(page, "picker")
+    assert scope.locator("[data-wg-col=perf]").inner_text().strip() == head
+    text = scope.inner_text()
+    assert "released after the revision" not in text and "today's software does not run" in text
+    assert "1 cards" not in text
+    result = last(page, "picker")
+    rows = scope.locator("tbody tr")
+    assert rows.count() > 0
+    flagged = {r["id"] for r in result["rows"] if r["flag"] == "software"}
+    vendors = {g: v for g, v in page.evaluate("WG_DATA.gpus.map(g => [g.id, g.vendor])")}
+    assert flagged == {r["id"] for r in result["rows"] if vendors[r["id"]] != "nvidia"}
+    values = [r["value"] for r in result["rows"]]
+    assert values == sorted(values, reverse=True)

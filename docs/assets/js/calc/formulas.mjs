@@ -389,6 +389,7 @@ export function rankGpus(data, v) {
 export function rankToday(data, v) {
   const today = (data && data.today) || {};
   const names = new Map(((data && data.gpus) || []).map((g) => [g.id, g.name]));
+  const vendors = new Map(((data && data.gpus) || []).map((g) => [g.id, g.vendor]));
   const figureOf = today.figure_of || {};
   const figure = Object.prototype.hasOwnProperty.call(figureOf, v.workload) ? figureOf[v.workload] : "training";
   const metric = figure.startsWith("decode_") ? "decode" : figure === "memory" ? "memory" : "training";
@@ -406,10 +407,12 @@ export function rankToday(data, v) {
     if (perf === null) { skipped.noPerf++; continue; }
     const cost = buy[0] + (r.kwh || 0) * usdPerKwh;
     const name = names.get(r.gpu) || r.gpu;
+    // a card PyTorch runs through ROCm, XPU or Metal: its figures come from specifications only
+    const viaCuda = vendors.get(r.gpu) === "nvidia";
     rows.push({
       id: r.gpu, count: r.count || 1, name: (r.count || 1) > 1 ? `${r.count} × ${name}` : name, memory_gb: r.memory_gb,
       price: buy[0], priceSource: buy[2] === "used" ? "observed-used" : "observed-new", priceDate: buy[1], stale: !!r.stale,
-      perf, perfSource: "model", value: (perf / cost) * (figure === "memory" ? 100 : 1000), flag: null, avoided: false,
+      perf, perfSource: "model", value: (perf / cost) * (figure === "memory" ? 100 : 1000), flag: viaCuda ? null : "software", avoided: false,
       advised: null, advisedUsed: false, personas: [],
     });
   }

@@ -34,7 +34,8 @@ export function setup(root, { lang, prefix, msg, fmt, data }) {
       if (who) text.push(msg("calc.picker.for_personas", { personas: who }));
       out.push(el("span", { class: "wgc-badge" }, text.join("; ")));
     }
-    if (row.flag) out.push(el("span", { class: "wgc-flag" }, msg(row.flag === "vendor" ? "calc.picker.vendor_flag" : "calc.picker.avoided")));
+    const flags = { vendor: "calc.picker.vendor_flag", software: "calc.picker.software_flag" };
+    if (row.flag) out.push(el("span", { class: "wgc-flag" }, msg(flags[row.flag] || "calc.picker.avoided")));
     return out;
   };
   const describe = (r) => {
@@ -78,9 +79,18 @@ export function setup(root, { lang, prefix, msg, fmt, data }) {
     setText(out.advised, advised);
     const s = r.skipped;
     const more = r.rows.length > SHOWN ? " " + msg("calc.picker.more", { n: fmt(r.rows.length - SHOWN, 0) }) : "";
-    setText(out.skipped, msg("calc.picker.skipped", {
+    // today has no revision to be released after, but cards today's software does not run
+    setText(out.skipped, msg(r.mode === "today" ? "calc.picker.skipped_today" : "calc.picker.skipped", {
       new: fmt(s.tooNew, 0), small: fmt(s.tooSmall, 0), price: fmt(s.noPrice, 0), budget: fmt(s.overBudget, 0), perf: fmt(s.noPerf, 0),
+      software: fmt(s.software || 0, 0),
     }) + more);
+    // the figure column says what it holds: relative speed, tokens per second or gigabytes
+    const perfHead = root.querySelector("[data-wg-col=perf]");
+    if (perfHead) {
+      const key = r.mode === "today" && r.metric === "decode" ? "calc.picker.col_tps"
+        : r.mode === "today" && r.metric === "memory" ? "calc.picker.col_gb" : "calc.picker.col_perf";
+      setText(perfHead, msg(key));
+    }
     const perfText = (row) => (r.mode === "today" && r.metric === "decode" ? msg("calc.picker.tps", { x: fmt(row.perf, 1) }) : fmt(row.perf, 2));
     out.rows.replaceChildren(...r.rows.slice(0, SHOWN).map((row, i) => el("tr", { "data-gpu": row.id, "data-advised": row.advised || "", "data-flag": row.flag || "" },
       el("td", null, String(i + 1)),
