@@ -108,3 +108,13 @@ def test_the_pickers_today_mode_says_what_it_ranks_and_what_it_left_out(server, 
     assert flagged == {r["id"] for r in result["rows"] if vendors[r["id"]] != "nvidia"}
     values = [r["value"] for r in result["rows"]]
     assert values == sorted(values, reverse=True)
+
+
+def test_the_picker_counts_the_flowchart_of_2023(server, page):
+    page.goto(f"{server}/diffs/?a=2020-09-20&b=2023-01-30")
+    page.wait_for_function("document.querySelectorAll('#wg-diff tbody tr').length > 0")
+    added = page.locator('#wg-diff tbody tr[data-persona="advised"] td.wg-added').inner_text()
+    for name in ("GeForce RTX 4090", "GeForce RTX 4080", "GeForce RTX 4070 Ti"):
+        assert name in added, added
+    best = page.locator('#wg-diff tbody tr[data-persona="best-overall"] td.wg-added').inner_text()
+    assert "GeForce RTX 4090" in best

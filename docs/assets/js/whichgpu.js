@@ -57,7 +57,27 @@
                   status: !sa[p] ? "new" : !sb[p] ? "dropped" : "changed" });
     }
     const avoidA = ra.avoid || [], avoidB = rb.avoid || [];
-    return { rows, avoidAdded: avoidB.filter((g) => !avoidA.includes(g)), avoidRemoved: avoidA.filter((g) => !avoidB.includes(g)) };
+    const ca = advisedCards(revisions, ra), cb = advisedCards(revisions, rb);
+    return { rows, avoidAdded: avoidB.filter((g) => !avoidA.includes(g)), avoidRemoved: avoidA.filter((g) => !avoidB.includes(g)),
+             advisedAdded: cb.filter((g) => !ca.includes(g)), advisedRemoved: ca.filter((g) => !cb.includes(g)) };
+  }
+  // Every card the advice in force names: the reader lists, and the leaves of the flowchart in force
+  // (that of the newest full revision on or before the date, or of a later update that gives one).
+  function advisedCards(revisions, rev) {
+    const out = [];
+    const add = (g) => { if (!out.includes(g)) out.push(g); };
+    for (const st of Object.values(rev.advice_in_force || {})) (st.gpus || []).forEach(add);
+    let tree = null;
+    for (const r of revisions) {
+      if (!rev.date || rev.date === "today" || r.date > rev.date) break;
+      if (r.kind === "full" || r.decision_tree) tree = r.decision_tree || null;
+    }
+    const walk = (n) => {
+      if (!n || typeof n !== "object") return;
+      if ("question" in n) { walk(n.if_yes); walk(n.if_no); } else (n.gpus || []).forEach(add);
+    };
+    walk(tree);
+    return out;
   }
   window.WG = Object.assign(window.WG || {}, { diffAdvice, loadData });
 
@@ -362,11 +382,17 @@
       const messages = unknown.splice(0).map((d) => fill(box.dataset.unknown, { date: d }));
       // "from" after "to" reads the changes backwards: no table, a message
       const reversed = selA.value > selB.value;
-      const d = reversed ? { rows: [], avoidAdded: [], avoidRemoved: [] } : diffAdvice(data().revisions, data().personas, selA.value, selB.value);
+      const d = reversed ? { rows: [], avoidAdded: [], avoidRemoved: [], advisedAdded: [], advisedRemoved: [] } : diffAdvice(data().revisions, data().personas, selA.value, selB.value);
       for (const r of d.rows) {
         const tr = el("tr");
         tr.dataset.persona = r.persona;
         tr.append(el("th", personas[r.persona] || r.persona), el("td", names(r.removed), "wg-removed"), el("td", names(r.added), "wg-added"));
+        result.appendChild(tr);
+      }
+      if (d.advisedAdded && (d.advisedAdded.length || d.advisedRemoved.length)) {
+        const tr = el("tr");
+        tr.dataset.persona = "advised";
+        tr.append(el("th", box.dataset.advisedLabel), el("td", names(d.advisedRemoved), "wg-removed"), el("td", names(d.advisedAdded), "wg-added"));
         result.appendChild(tr);
       }
       if (d.avoidAdded.length || d.avoidRemoved.length) {
