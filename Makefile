@@ -14,12 +14,13 @@ export SOURCE_DATE_EPOCH
 BASE   ?= origin/main
 OUT    ?= /dev/stdout
 
-.PHONY: help venv dev-venv site serve validate check lint pr-diff test test-fast browser java bench clean
+.PHONY: help venv dev-venv site serve validate check lint pr-diff audit test test-fast browser java bench clean
 
 help:
 	@echo "make serve   build the site and serve it at http://$(HOST):$(PORT) with live reload"
 	@echo "make site    build the static site into site/ (en at the root, ko/ zh/ fr/ beside it)"
 	@echo "make test    install what the tests need (Chromium included) and run the whole suite"
+	@echo "make audit   known vulnerabilities of the pinned Python and npm packages (needs the network)"
 	@echo "make test-fast  the tests that need no browser and no site build (a minute or two)"
 	@echo "make bench   build time and size at 1x/10x/100x data, calculator budgets, the estimates' error against its goals, Lighthouse scores"
 	@echo "make check   the checks a data pull request must pass (lint, validate, format --check, check-specs)"
@@ -49,6 +50,12 @@ check: dev-venv lint
 
 pr-diff: venv
 	$(BIN)/python -m generator diff --data-ref $(BASE) --format markdown > $(OUT)
+
+# Known vulnerabilities of the pinned packages: needs the advisory services (the CI workflow runs it).
+audit: dev-venv node_modules/.installed
+	$(BIN)/python -m pip install --quiet pip-audit
+	$(BIN)/pip-audit -r requirements.txt -r requirements-dev.txt
+	npm audit --audit-level=moderate
 
 site: venv
 	$(BIN)/python -m generator build

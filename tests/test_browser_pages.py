@@ -200,14 +200,17 @@ def test_diff_picker_matches_the_python_diff(server, page, built_site, a, b):
     _, ds = built_site
     page.goto(server + "/diffs/")
     # the page carries one date per select; the picker fills in every revision from the data
-    page.wait_for_function(f"document.querySelectorAll('#wg-diff select[name=a] option').length === {len(ds.revisions)}")
-    assert page.locator("#wg-diff select[name=b] option").count() == len(ds.revisions)
+    # ... and "today", the site's picks, after them
+    options = len(ds.revisions) + (1 if ds.prices else 0)
+    page.wait_for_function(f"document.querySelectorAll('#wg-diff select[name=a] option').length === {options}")
+    assert page.locator("#wg-diff select[name=b] option").count() == options
     assert page.input_value("#wg-diff select[name=b]") == ds.revisions[-1].id
     page.select_option("#wg-diff select[name=a]", a)
     page.select_option("#wg-diff select[name=b]", b)
     rows = page.eval_on_selector_all("#wg-diff tbody tr", "trs => trs.map(t => t.dataset.persona)")
     d = diff_revisions(ds, a, b)
-    expected = [p.persona for p in d.personas] + (["avoid"] if d.avoid_added or d.avoid_removed else [])
+    expected = ([p.persona for p in d.personas] + (["advised"] if d.advised_added or d.advised_removed else [])
+                + (["avoid"] if d.avoid_added or d.avoid_removed else []))
     assert rows == expected
     if d.personas:
         first = d.personas[0]
