@@ -372,16 +372,24 @@ def _estimate(args, facts, model: dict | None) -> dict:
     return estimate(model, gpu, options, {**published(args.reference), **cards})
 
 
-def _run(args) -> int:
-    model = _check_input(args)
-    ds, problems = load_dataset(Path(args.data))
+def load_facts(data: str):
+    """The derived facts of the data folder, or None after printing its errors."""
+    ds, problems = load_dataset(Path(data))
     errors = [p for p in problems if p.level == "error"]
     if ds is None or errors:
         for p in errors:
             print(p, file=sys.stderr)
-        print(f"{len(errors)} error(s) in {args.data}; nothing was estimated.", file=sys.stderr)
+        print(f"{len(errors)} error(s) in {data}; nothing was estimated.", file=sys.stderr)
+        return None
+    return derive(ds)
+
+
+def _run(args) -> int:
+    model = _check_input(args)
+    facts = load_facts(args.data)
+    if facts is None:
         return 1
-    result = _estimate(args, derive(ds), model)
+    result = _estimate(args, facts, model)
     if not _finite(result):
         raise UsageError("these inputs take the estimate out of range (a figure is infinite or not a number)")
     if args.format == "json":

@@ -18,10 +18,8 @@ import json
 import sys
 from pathlib import Path
 
-from generator.cli.estimate import UsageError, _check_input, _estimate, _finite, add_parser, message
-from generator.data.loader import load_dataset
+from generator.cli.estimate import UsageError, _check_input, _estimate, _finite, add_parser, load_facts, message
 from generator.estimate.engine import EstimateError
-from generator.facts.derive import derive
 
 # options of the command line that are not a request's: how and from where the batch is read
 BATCH_ONLY = ("requests", "format", "data", "help")
@@ -138,14 +136,9 @@ def run_requests(args) -> int:
     except (OSError, UnicodeDecodeError) as exc:
         print(f"error: cannot read --requests {args.requests}: {exc}", file=sys.stderr)
         return 2
-    ds, problems = load_dataset(Path(args.data))
-    errors = [p for p in problems if p.level == "error"]
-    if ds is None or errors:
-        for p in errors:
-            print(p, file=sys.stderr)
-        print(f"{len(errors)} error(s) in {args.data}; nothing was estimated.", file=sys.stderr)
+    facts = load_facts(args.data)
+    if facts is None:
         return 1
-    facts = derive(ds)
     options = _options(parser)
     for line in lines:
         result = answer(line, parser, options, facts)

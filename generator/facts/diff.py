@@ -197,6 +197,31 @@ def resolve_date(ds: Dataset, name: str) -> str:
 TODAY = "today"
 
 
+def _against_picks(out: RevisionDiff, before: dict[str, list], picks, cards_before: list,
+                   dropped: bool) -> RevisionDiff:
+    """Fill ``out`` with what changed from ``before`` (persona -> cards) to today's ``picks``, per
+    reader profile and for the cards named anywhere (``cards_before`` against the picks and their
+    alternatives); with ``dropped``, a profile ``before`` has that today does not is reported too."""
+    seen = set()
+    for p in picks:
+        seen.add(p.persona)
+        was = before.get(p.persona, [])
+        now = [p.row.gpu] if p.row else []
+        if p.persona in before and was == now:
+            out.unchanged.append(p.persona)
+            continue
+        status = "new" if p.persona not in before else "changed"
+        out.personas.append(PersonaChange(p.persona, [g for g in now if g not in was],
+                                          [g for g in was if g not in now], was, now, status))
+    if dropped:
+        out.personas += [PersonaChange(pid, [], list(was), list(was), [], "dropped")
+                         for pid, was in before.items() if pid not in seen]
+    cards_now = list(dict.fromkeys(g for p in picks for g in ([p.row.gpu] if p.row else []) + [a.gpu for a in p.alternatives]))
+    out.advised_added = [g for g in cards_now if g not in cards_before]
+    out.advised_removed = list(dict.fromkeys(g for g in cards_before if g not in cards_now))
+    return out
+
+
 def diff_today(ds: Dataset, a: str, picks, as_of: str, states: dict | None = None) -> RevisionDiff:
     """What changed from the advice in force on revision ``a`` to the site's picks for today, per
     reader profile: the cards the advice named against the card (and build) picked today. Today is
@@ -205,22 +230,8 @@ def diff_today(ds: Dataset, a: str, picks, as_of: str, states: dict | None = Non
     sa = states[a] if states else advice_state(ds, a)
     out = RevisionDiff(a, TODAY, summary_a=ds.revision(a)["summary"],
                        summary_b=f"The site's computation from dated prices up to {as_of}; not advice from a revision.")
-    for p in picks:
-        before = list(sa[p.persona].gpus) if p.persona in sa else []
-        after = [p.row.gpu] if p.row else []
-        if before == after:
-            out.unchanged.append(p.persona)
-            continue
-        status = "new" if p.persona not in sa else "changed"
-        out.personas.append(PersonaChange(p.persona, [g for g in after if g not in before],
-                                          [g for g in before if g not in after], before, after, status))
-    ca = advised_cards(ds, a, sa)
-    cb = []
-    for p in picks:
-        cb += [r.gpu for r in ([p.row] if p.row else []) + list(p.alternatives) if r.gpu not in cb]
-    out.advised_added = [g for g in cb if g not in ca]
-    out.advised_removed = [g for g in ca if g not in cb]
-    return out
+    return _against_picks(out, {pid: list(st.gpus) for pid, st in sa.items()}, picks,
+                          advised_cards(ds, a, sa), dropped=False)
 
 
 def diff_snapshot_today(ds: Dataset, snapshot, picks, as_of: str) -> RevisionDiff:
@@ -229,22 +240,5 @@ def diff_snapshot_today(ds: Dataset, snapshot, picks, as_of: str) -> RevisionDif
     out = RevisionDiff(f"snapshot:{snapshot.id}", TODAY,
                        summary_a=f"The site's picks as kept on {snapshot.id}.",
                        summary_b=f"The site's computation from dated prices up to {as_of}; not advice from a revision.")
-    seen = set()
-    for p in picks:
-        seen.add(p.persona)
-        before = [kept[p.persona]["gpu"]] if p.persona in kept else []
-        after = [p.row.gpu] if p.row else []
-        if before == after:
-            out.unchanged.append(p.persona)
-            continue
-        status = "new" if p.persona not in kept else "changed"
-        out.personas.append(PersonaChange(p.persona, [g for g in after if g not in before],
-                                          [g for g in before if g not in after], before, after, status))
-    for pid, k in kept.items():
-        if pid not in seen:
-            out.personas.append(PersonaChange(pid, [], [k["gpu"]], [k["gpu"]], [], "dropped"))
-    ca = [g for k in kept.values() for g in [k["gpu"], *(k.get("alternatives") or ())]]
-    cb = [g for p in picks for g in ([p.row.gpu] if p.row else []) + [a.gpu for a in p.alternatives]]
-    out.advised_added = list(dict.fromkeys(g for g in cb if g not in ca))
-    out.advised_removed = list(dict.fromkeys(g for g in ca if g not in cb))
-    return out
+    cards_before = [g for k in kept.values() for g in [k["gpu"], *(k.get("alternatives") or ())]]
+    return _against_picks(out, {pid: [k["gpu"]] for pid, k in kept.items()}, picks, cards_before, dropped=True)
