@@ -53,12 +53,16 @@ from generator.estimate.speed import (
     DEFAULT_SPEED,
     decode_from_terms,
     decode_terms,
+    llama_cpp_version_of,
+    old_prompt_path,
     prefill_from_terms,
     prefill_terms,
     relative_training,
 )
 
 MIN_GROUP = 8
+# the kernel key of prefill results that llama.cpp builds from before int8 MMQ ran with FP16 cuBLAS
+OLD_PROMPT_KERNEL = "cublas-fp16"
 HUBER = 0.5
 METRICS = ("decode_tokens_per_s", "prefill_tokens_per_s", "weights_gib", "peak_memory_gib", "training_peak_memory_gib",
            "training_relative")
@@ -104,6 +108,11 @@ def _terms(m: dict, models: dict, gpus: dict):
     x = _inputs(m, models, gpus)
     if x is None or m.get("metric") not in ("decode_tokens_per_s", "prefill_tokens_per_s"):
         return None
+    version = llama_cpp_version_of(m.get("runtime_version"), m.get("date")) if x["runtime"] == "llama.cpp" else \
+        m.get("runtime_version")
+    kernel = x["kernel"]
+    if m["metric"] == "prefill_tokens_per_s" and old_prompt_path(x["gpu"], x["weights"], x["runtime"], version):
+        kernel = OLD_PROMPT_KERNEL  # its own efficiency: FP16 cuBLAS, not the int8 kernels of today's builds
     split, o = _split(m, x)
     on_gpu = None if split is None else x["model"]["layers"] - split["host_layers"]
     whole = {}
@@ -117,20 +126,22 @@ def _terms(m: dict, models: dict, gpus: dict):
         if split is not None:  # the host's share read at the host's bandwidth (offload.py)
             t = adjust_decode_terms(t, x["model"], x["gpu"], o, DEFAULT_SPEED, split)
         if generated and x["context"] >= 1:
-            prompt = prefill_terms(x["model"], x["gpu"], x["weights"], x["context"], x["batch"], x["runtime"], x["gpus"])
+            prompt = prefill_terms(x["model"], x["gpu"], x["weights"], x["context"], x["batch"], x["runtime"], x["gpus"],
+                                   runtime_version=version)
             if prompt["compute_s"] is None:
                 return None
             whole = {"generated": generated, "prompt": prompt}
     else:
         if x["context"] < 1:
             return None
-        t = prefill_terms(x["model"], x["gpu"], x["weights"], x["context"], x["batch"], x["runtime"], x["gpus"], on_gpu)
+        t = prefill_terms(x["model"], x["gpu"], x["weights"], x["context"], x["batch"], x["runtime"], x["gpus"], on_gpu,
+                          runtime_version=version)
         if t["compute_s"] is None:
             return None
         if split is not None:
             t = adjust_prefill_terms(t, x["model"], o, DEFAULT_SPEED, split)
     return {"metric": m["metric"], "terms": t, **whole, "value": x["value"], "log_value": math.log(x["value"]),
-            "keys": speed_keys(x["runtime"], x["gpu"], x["kernel"]),
+            "keys": speed_keys(x["runtime"], x["gpu"], kernel),
             "publisher": m.get("publisher") or m.get("source")}
 
 
@@ -193,8 +204,10 @@ def _search(objective, start: list[float], steps: list[float], lo: list[float], 
 
 
 def _fit_kernel(points, base: dict) -> dict:
-    """A named kernel's eff_compute, from its decode results alone (Huber loss), the rest inherited."""
-    dec = [p for p in points if p["metric"] == "decode_tokens_per_s"]
+    """A named kernel's eff_compute, from its prefill results where it has enough (the older builds'
+    prompt path), else from its decode results (GPTQ/AWQ kernels; Huber loss), the rest inherited."""
+    pre = [p for p in points if p["metric"] == "prefill_tokens_per_s"]
+    dec = pre if len(pre) >= MIN_GROUP else [p for p in points if p["metric"] == "decode_tokens_per_s"]
     if len(dec) < MIN_GROUP:
         return {}
     x = _search(lambda v: _loss(dec, {**base, "eff_compute": math.exp(v[0])}, "huber"), [math.log(base["eff_compute"])],

@@ -48,14 +48,21 @@ max(FLOPs / (matrix_tflops x eff_compute), weight reads / (bandwidth x eff_bw)) 
 are read once per micro-batch (llama.cpp's 512 tokens, vLLM's 8192, the whole prompt elsewhere).
 Matrix throughput is the GPU's dense ``fp16_tensor_tflops``, else ``fp32_tflops`` (no tensor units,
 Apple GPUs); fp8 weights in vLLM/SGLang/TensorRT-LLM use ``fp8_tensor_tflops`` where the GPU has it.
-The stored figure is the FP32-accumulate rate; llama.cpp accumulates in FP16 (or runs int8
-kernels), which GeForce cards (consumer NVIDIA, Titans aside) run at twice that figure, so llama.cpp
-gets 2 x fp16_tensor_tflops there. llama.cpp multiplies quantized weights at the 16-bit rate (they are dequantized, or run through
-int8 kernels of about that speed): the format changes only the bytes, and ``eff_compute`` absorbs
-the rest. With CPU offload llama.cpp copies the host layers over PCIe (``pcie_gbs``, 25 GB/s) once
-per micro-batch. Each micro-batch is one pass that launches every layer's kernels, as a decode step
-does: it adds layers x ``overhead_s_per_layer``, the per-layer cost fitted on decode (what makes a
-short prompt in transformers slow beside its matrix work).
+The stored figure is the FP32-accumulate rate; llama.cpp accumulates in FP16, which GeForce cards
+(consumer NVIDIA, Titans aside) run at twice that figure, so llama.cpp gets 2 x fp16_tensor_tflops
+there. On NVIDIA's CUDA backend llama.cpp multiplies GGUF-quantized weights (and MXFP4) with its
+own int8 kernels (MMQ) rather than dequantizing them (``llama_cpp_int8_tops``): with ``__dp4a`` on
+Pascal (compute capability 6.1 to 6.x: 4 x fp32_tflops), and on the int8 tensor cores of compute
+capability 7.5 and later at twice the FP16-accumulate rate (the int8 figure of NVIDIA's data sheets:
+660.6 TOPS for an RTX 4090). Those tensor-core kernels became the default in June 2024 (pull request
+8075); builds from before (``MMQ_DEFAULT_BUILD``, or results dated before ``MMQ_DEFAULT_DATE``
+without a build number) multiplied dequantized weights with FP16 cuBLAS, and their prompt rates are
+fitted as a kernel of their own (``cublas-fp16``). Volta keeps FP16 cuBLAS in every build. Elsewhere
+a quantized format changes only the bytes read, and ``eff_compute`` absorbs the rest. With CPU
+offload llama.cpp copies the host layers over PCIe (``pcie_gbs``, 25 GB/s) once per micro-batch.
+Each micro-batch is one pass that launches every layer's kernels, as a decode step does: it adds
+layers x ``overhead_s_per_layer``, the per-layer cost fitted on decode (what makes a short prompt in
+transformers slow beside its matrix work).
 
 Training throughput of a GPU relative to a reference GPU (Dettmers 2020/2023: tensor throughput,
 memory bandwidth and cache decide): (T / T_ref)^a x (B / B_ref)^b x (C / C_ref)^c x (M / M_ref)^d
@@ -72,10 +79,16 @@ import math
 import re
 
 from generator.estimate.architecture import attention_layers, sparse_attention, state_bytes, state_flops
-from generator.estimate.formats import KV_BYTES, LAYER_SPLIT_RUNTIMES, SERVING_RUNTIMES, TABLES, UBATCH, backend
+from generator.estimate.formats import KV_BYTES, LAYER_SPLIT_RUNTIMES, SERVING_RUNTIMES, TABLES, UBATCH, WEIGHT_FORMATS, backend
 from generator.estimate.memory import expert_fraction, kv_read_values_per_sequence, weights_parts
 
 DEFAULT_SPEED = dict(TABLES["speed"])
+# llama.cpp made its int8 MMQ kernels the default for NVIDIA cards with int8 tensor cores in June 2024
+# (pull request 8075, merged on 24 June). Its build numbers were near 3200 then (b3334 came out on
+# 10 July 2024): a numbered build from here on counts as taking them. The measured results run
+# either far older builds (b2824, May 2024) or far newer ones, so the exact line moves none of them.
+MMQ_DEFAULT_BUILD = 3200
+MMQ_DEFAULT_DATE = "2024-06-24"
 DEFAULT_RELATIVE = dict(TABLES["relative"])
 # transformers copies the cache out to every query head before attention (repeat_kv): each query
 # head beyond the first that shares a KV head costs one write and one read of the cache
@@ -123,13 +136,62 @@ def speed_constants(constants: dict | None, runtime: str, gpu: dict) -> dict:
     return out
 
 
-def matrix_tflops(gpu: dict, weights: str, runtime: str) -> float:
+def matrix_tflops(gpu: dict, weights: str, runtime: str, runtime_version=None) -> float:
     if weights == "fp8" and runtime in SERVING_RUNTIMES and (gpu.get("fp8_tensor_tflops") or 0) > 0:
         return gpu["fp8_tensor_tflops"]
+    int8 = llama_cpp_int8_tops(gpu, weights, runtime, runtime_version)
+    if int8:
+        return int8
     t = gpu.get("fp16_tensor_tflops") or 0
     if t > 0 and runtime == "llama.cpp" and half_rate_fp32_accumulate(gpu):
         return 2 * t
     return t if t > 0 else (gpu.get("fp32_tflops") or 0)
+
+
+def llama_cpp_build(version) -> int | None:
+    """'b2824' -> 2824; None for a missing or unnumbered build (taken as a current one)."""
+    m = re.fullmatch(r"b?(\d+)", str(version or "").strip())
+    return int(m.group(1)) if m else None
+
+
+def llama_cpp_version_of(version, date) -> str | None:
+    """The build a measured result ran: its number where it gives one, else, for a result dated
+    before MMQ became the default (``MMQ_DEFAULT_DATE``), a build from before it."""
+    if llama_cpp_build(version) is None and date and str(date)[:10] < MMQ_DEFAULT_DATE:
+        return f"b{MMQ_DEFAULT_BUILD - 1}"
+    return version
+
+
+def old_prompt_path(gpu: dict, weights: str, runtime: str, runtime_version=None) -> bool:
+    """True where a build from before ``MMQ_DEFAULT_BUILD`` multiplied a prompt's quantized weights
+    with FP16 cuBLAS on a card the current builds run int8 MMQ kernels on."""
+    build = llama_cpp_build(runtime_version)
+    return (build is not None and build < MMQ_DEFAULT_BUILD
+            and llama_cpp_int8_tops(gpu, weights, runtime) is not None
+            and llama_cpp_int8_tops(gpu, weights, runtime, runtime_version) is None)
+
+
+def llama_cpp_int8_tops(gpu: dict, weights: str, runtime: str, runtime_version=None) -> float | None:
+    """The int8 rate of llama.cpp's quantized matrix kernels (MMQ) on NVIDIA's CUDA backend, or
+    None where they do not decide a prompt's speed. GGUF formats (and MXFP4) multiply in int8:
+    with ``__dp4a`` on Pascal (compute capability 6.1 to 6.x: four int8 products per FP32 lane,
+    4 x fp32_tflops) in every build, and on int8 tensor cores (7.5 and later: twice the
+    FP16-accumulate tensor rate) since MMQ became the default (``MMQ_DEFAULT_BUILD``); Volta and
+    older builds on tensor-core cards multiply dequantized weights with FP16 cuBLAS."""
+    if runtime != "llama.cpp" or gpu.get("vendor") != "nvidia" or backend(gpu, runtime) != "cuda":
+        return None
+    if not (WEIGHT_FORMATS.get(weights, {}).get("gguf") or weights == "mxfp4"):
+        return None
+    cc = version_tuple(gpu.get("compute_capability"))
+    if cc is None:
+        return None
+    if (6, 1) <= cc < (7, 0):
+        return 4 * (gpu.get("fp32_tflops") or 0) or None
+    build = llama_cpp_build(runtime_version)
+    t = gpu.get("fp16_tensor_tflops") or 0
+    if cc >= (7, 5) and t > 0 and (build is None or build >= MMQ_DEFAULT_BUILD):
+        return 2 * t * (2 if half_rate_fp32_accumulate(gpu) else 1)
+    return None
 
 
 def half_rate_fp32_accumulate(gpu: dict) -> bool:
@@ -162,7 +224,7 @@ def decode_terms(model: dict, gpu: dict, weights: str, kv_cache: str, context: i
     bw = gpu["memory_bandwidth_gbs"] * 1e9
     p = w["params"]
     flops = 2 * max(p["active"] - (0 if model.get("tied_embeddings") else p["embed"]), 0) * batch
-    tflops = matrix_tflops(gpu, weights, runtime) * 1e12
+    tflops = matrix_tflops(gpu, weights, runtime, runtime_version) * 1e12
     kv_s = kv * frac / bw / (n if tensor_parallel else 1)
     runs, syncs = module_runs(model, weights, batch, runtime_paths(runtime, runtime_version))
     return {"expert_runs": runs, "sync_calls": syncs, "mem_s": gpu_bytes / bw / (n if tensor_parallel else 1),
@@ -207,7 +269,7 @@ def attention_flops(model: dict, n: float) -> float:
 
 
 def prefill_terms(model: dict, gpu: dict, weights: str, context: int, batch: int, runtime: str,
-                  gpus: int = 1, gpu_layers=None, constants: dict | None = None) -> dict:
+                  gpus: int = 1, gpu_layers=None, constants: dict | None = None, runtime_version=None) -> dict:
     """The parts of a prefill of ``context`` prompt tokens x ``batch`` sequences at efficiency 1."""
     k = speed_constants(constants, runtime, gpu)
     w = weights_parts(model, weights, runtime)
@@ -226,7 +288,7 @@ def prefill_terms(model: dict, gpu: dict, weights: str, context: int, batch: int
     cpu_bytes = (w["other"] + w["experts"] * expert_fraction(model, ubatch)) * (1 - frac) + (0 if head_on_gpu else w["head"])
     n = max(1, gpus)
     tensor_parallel = n > 1 and runtime not in LAYER_SPLIT_RUNTIMES
-    tflops = matrix_tflops(gpu, weights, runtime) * 1e12
+    tflops = matrix_tflops(gpu, weights, runtime, runtime_version) * 1e12
     share = 1 / tflops / (n if tensor_parallel else 1) if tflops > 0 else None
     return {"compute_s": (flops - expert_flops) * share if share else None,
             "expert_s": expert_flops * share if share else 0.0,

@@ -81,7 +81,7 @@ def _read_folder(folder: Path, root: Path, problems: list) -> dict[str, dict]:
 # the fitted constants are cached by the digest of these, so editing any other field refits nothing.
 ENGINE_GPU_FIELDS = frozenset({
     "id", "name", "vendor", "segment", "memory_gb", "memory_bandwidth_gbs", "fp32_tflops", "fp16_tensor_tflops",
-    "fp8_tensor_tflops", "l2_cache_mb", "gpu_memory_share", "unified_memory",
+    "fp8_tensor_tflops", "l2_cache_mb", "gpu_memory_share", "unified_memory", "compute_capability",
     # not a record's field: the backend the engine sets on its copy of a card (--backend, a result's condition)
     "backend",
 })

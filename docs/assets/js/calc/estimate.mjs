@@ -347,8 +347,24 @@ export function halfRateFp32Accumulate(gpu) {
   return gpu.vendor === "nvidia" && gpu.segment === "consumer" && !String(gpu.id || gpu.name || "").toLowerCase().includes("titan");
 }
 
+/** The int8 rate of llama.cpp's quantized matrix kernels (MMQ) on NVIDIA's CUDA backend in today's builds,
+ * or null (speed.py: llama_cpp_int8_tops): 4 x fp32_tflops with dp4a on Pascal (6.1 to 6.x), twice the
+ * FP16-accumulate tensor rate on int8 tensor cores (7.5 and later). */
+export function llamaCppInt8Tops(gpu, weights, runtime) {
+  if (runtime !== "llama.cpp" || gpu.vendor !== "nvidia" || backend(gpu, runtime) !== "cuda") return null;
+  if (!(isGguf(weights) || weights === "mxfp4")) return null;
+  const cc = versionTuple(gpu.compute_capability);
+  if (cc === null) return null;
+  if (!versionBelow(cc, [6, 1]) && versionBelow(cc, [7, 0])) return 4 * (gpu.fp32_tflops || 0) || null;
+  const t = gpu.fp16_tensor_tflops || 0;
+  if (!versionBelow(cc, [7, 5]) && t > 0) return 2 * t * (halfRateFp32Accumulate(gpu) ? 2 : 1);
+  return null;
+}
+
 export function matrixTflops(gpu, weights, runtime) {
   if (weights === "fp8" && SERVING_RUNTIMES.includes(runtime) && (gpu.fp8_tensor_tflops || 0) > 0) return gpu.fp8_tensor_tflops;
+  const int8 = llamaCppInt8Tops(gpu, weights, runtime);
+  if (int8) return int8;
   const t = gpu.fp16_tensor_tflops || 0;
   if (t > 0 && runtime === "llama.cpp" && halfRateFp32Accumulate(gpu)) return 2 * t;
   return t > 0 ? t : (gpu.fp32_tflops || 0);
