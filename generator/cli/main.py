@@ -226,7 +226,7 @@ def main(argv=None) -> int:
 
     from generator.cli.estimate import add_parser as add_estimate_parser
     add_estimate_parser(sub).set_defaults(func=cmd_estimate)
-    from generator.cli.import_bench import add_parser as add_import_bench_parser
+    from generator.cli.import_bench.command import add_parser as add_import_bench_parser
     add_import_bench_parser(sub)
     args = parser.parse_args(argv)
     try:
