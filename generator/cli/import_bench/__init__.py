@@ -13,5 +13,5 @@ removed again) or data/ has problems, 2 the input cannot be read or a fact is mi
 
 Modules: ``readers`` (the output formats to rows), ``matching`` (device and model names to ids of
 data/), ``questions`` (the facts given as options or asked for), ``llama_rows`` and ``vllm_rows``
-(rows to results), ``writer`` (the YAML), ``command`` (the options and the run).
+(rows to results), ``writer`` (the YAML), ``options`` (the command line), ``command`` (the run).
 """
