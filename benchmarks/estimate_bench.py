@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from generator.estimate import fit_constants
-from generator.estimate.fitting import accuracy
+from generator.estimate.fit_error import accuracy
 from generator.facts.engine_input import read_bundle
 from generator.facts.holdout import holdout_errors, holdout_rows
 

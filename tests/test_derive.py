@@ -493,7 +493,7 @@ def test_leave_one_source_out_errors_are_kept_between_builds(tmp_path, monkeypat
     import json
 
     import generator.facts.estimates as estimates_module
-    from generator.estimate import fitting
+    from generator.estimate import fit_error
     from generator.estimate.bundle import Bundle
 
     models, gpus, rows = loso_fixture()
@@ -504,10 +504,10 @@ def test_leave_one_source_out_errors_are_kept_between_builds(tmp_path, monkeypat
     assert sorted(kept["answers"]) == ["digest-1/src-a", "digest-1/src-b", "digest-1/src-c"]
     assert first["errors"]["decode_tokens_per_s"]["all"]["unseen"]["sources"] == 3
     (tmp_path / "estimate-digest-1.json").unlink()
-    real = fitting.held_out_errors
-    monkeypatch.setattr(fitting, "held_out_errors", lambda *a, **k: pytest.fail("fitted again"))
+    real = fit_error.held_out_errors
+    monkeypatch.setattr(fit_error, "held_out_errors", lambda *a, **k: pytest.fail("fitted again"))
     assert estimates_module.published_estimates(bundle, "digest-1") == first
-    monkeypatch.setattr(fitting, "held_out_errors", real)
+    monkeypatch.setattr(fit_error, "held_out_errors", real)
     assert estimates_module.published_estimates(bundle, "digest-2") == first
     kept = json.loads((tmp_path / estimates_module.HELD_OUT_FILE).read_text(encoding="utf-8"))
     assert sorted(kept["answers"]) == ["digest-2/src-a", "digest-2/src-b", "digest-2/src-c"]

@@ -16,7 +16,7 @@ import pytest
 from helpers import loso_fixture
 
 from generator.data import records_llm
-from generator.estimate import engine, fitting, formats, memory, published, relative_fit, speed
+from generator.estimate import engine, fit_error, fitting, formats, memory, published, relative_fit, speed
 from generator.estimate.engine import EstimateError, estimate, training_relative_only
 from generator.facts.engine_input import read_bundle
 
@@ -440,7 +440,7 @@ def shipped():
 
 def test_published_errors_equal_accuracy_on_shipped_data(shipped):
     bundle, table = shipped
-    again = fitting.accuracy(bundle.models, bundle.gpus, bundle.measurements, bundle.revisions)
+    again = fit_error.accuracy(bundle.models, bundle.gpus, bundle.measurements, bundle.revisions)
     assert table["errors"] == again
     assert table["constants"] == fitting.fit_constants(bundle.models, bundle.gpus, bundle.measurements, bundle.revisions)
     m = next(iter(bundle.models.values()))
@@ -587,7 +587,7 @@ def test_leave_one_source_out_is_a_fresh_fit_without_each_source():
     sources alone (a whole fit, no shortcut) and predicting the left-out source's results gives;
     the fitted band and the older flat keys stay what they were."""
     models, gpus, rows = loso_fixture()
-    table = fitting.accuracy(models, gpus, rows)
+    table = fit_error.accuracy(models, gpus, rows)
     expected: dict[tuple[str, str], list[tuple[str, float]]] = {}
     for source in ("src-a", "src-b", "src-c"):
         others = [m for m in rows if m["source"] != source]
@@ -628,10 +628,10 @@ def test_held_out_errors_go_through_the_callers_cache():
         asked.append(source)
         return make()
 
-    plain = fitting.accuracy(models, gpus, rows)
-    assert fitting.accuracy(models, gpus, rows, held_out=computing) == plain
+    plain = fit_error.accuracy(models, gpus, rows)
+    assert fit_error.accuracy(models, gpus, rows, held_out=computing) == plain
     assert asked == ["src-a", "src-b", "src-c"]
-    kept = fitting.accuracy(models, gpus, rows, held_out=lambda source, make: [["decode_tokens_per_s", "llama.cpp", 50.0]])
+    kept = fit_error.accuracy(models, gpus, rows, held_out=lambda source, make: [["decode_tokens_per_s", "llama.cpp", 50.0]])
     assert kept["decode_tokens_per_s"]["llama.cpp"]["unseen"] == {"median_pct": 50.0, "p90_pct": 50.0, "count": 3,
                                                                  "sources": 3}
     assert kept["decode_tokens_per_s"]["llama.cpp"]["in_sample"] == plain["decode_tokens_per_s"]["llama.cpp"]["in_sample"]
@@ -657,13 +657,13 @@ def test_past_the_fold_limit_a_publishers_files_are_left_out_together(monkeypatc
     publishers dealt into MAX_FOLDS folds: a hundred times the files costs no more refits."""
     models, gpus, rows = loso_fixture()
     rows = [dict(m, publisher="pub shared") if m["source"] in ("src-a", "src-b") else m for m in rows]
-    assert fitting.held_out_folds(rows) == {"src-a": "src-a", "src-b": "src-b", "src-c": "src-c"}
-    monkeypatch.setattr(fitting, "MAX_FOLDS", 2)
-    assert fitting.held_out_folds(rows) == {"src-a": "pub shared", "src-b": "pub shared", "src-c": "pub src-c"}
-    got = fitting.held_out_errors(models, gpus, rows, (), "pub shared")
+    assert fit_error.held_out_folds(rows) == {"src-a": "src-a", "src-b": "src-b", "src-c": "src-c"}
+    monkeypatch.setattr(fit_error, "MAX_FOLDS", 2)
+    assert fit_error.held_out_folds(rows) == {"src-a": "pub shared", "src-b": "pub shared", "src-c": "pub src-c"}
+    got = fit_error.held_out_errors(models, gpus, rows, (), "pub shared")
     constants = fitting.fit_constants(models, gpus, [m for m in rows if m["source"] == "src-c"])
     mine = [m for m in rows if m["source"] != "src-c"]
     assert sorted(e[2] for e in got) == sorted(round(abs(fitting.predict(m, models, gpus, constants) / m["value"] - 1) * 100, 4)
                                                for m in mine)
-    monkeypatch.setattr(fitting, "MAX_FOLDS", 1)
-    assert set(fitting.held_out_folds(rows).values()) == {"fold 1"}
+    monkeypatch.setattr(fit_error, "MAX_FOLDS", 1)
+    assert set(fit_error.held_out_folds(rows).values()) == {"fold 1"}

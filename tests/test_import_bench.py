@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from generator.cli import import_bench
 from generator.cli.format import format_text
+from generator.cli.import_bench import command, llama_rows, matching, readers, writer
 from generator.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -211,15 +211,15 @@ def test_rows_the_results_cannot_hold_are_skipped_with_a_note(tmp_path):
 
 
 def test_gguf_file_types_and_older_markdown():
-    assert import_bench.gguf_weights("qwen3moe 30B.A3B Q4_K - Medium") == "q4_k_m"
-    assert import_bench.gguf_weights("gpt-oss 20B MXFP4 MoE") == "mxfp4"
-    assert import_bench.gguf_weights("llama 7B mostly Q4_0") == "q4_0"
-    assert import_bench.gguf_weights("llama 8B IQ4_XS - 4.25 bpw") is None
+    assert llama_rows.gguf_weights("qwen3moe 30B.A3B Q4_K - Medium") == "q4_k_m"
+    assert llama_rows.gguf_weights("gpt-oss 20B MXFP4 MoE") == "mxfp4"
+    assert llama_rows.gguf_weights("llama 7B mostly Q4_0") == "q4_0"
+    assert llama_rows.gguf_weights("llama 8B IQ4_XS - 4.25 bpw") is None
     table = ("| model | size | params | backend | ngl | test | t/s |\n"
              "| --- | ---: | ---: | --- | --: | --- | ---: |\n"
              "| llama 7B mostly Q4_0 | 3.56 GiB | 6.74 B | CUDA | 99 | pp 512 | 2368.80 ± 93.24 |\n"
              "| llama 7B mostly Q4_0 | 3.56 GiB | 6.74 B | CUDA | 99 | tg 128 | 131.42 ± 0.59 |\n")
-    kind, rows = import_bench.read_output(table)
+    kind, rows = readers.read_output(table)
     assert kind == "llama-bench"
     assert [(r["n_prompt"], r["n_gen"], r["avg_ts"]) for r in rows] == [(512, 0, 2368.80), (0, 128, 131.42)]
     assert rows[0]["model_size"] == int(3.56 * 1024 ** 3) and rows[0]["n_gpu_layers"] == "99"
@@ -229,14 +229,14 @@ def test_device_names_map_to_catalogue_ids():
     from generator.data.loader import load_dataset
 
     ds, _ = load_dataset(ROOT / "data")
-    assert import_bench.match_gpu("NVIDIA GeForce RTX 4090", ds.gpus)[0] == "rtx-4090"
-    assert import_bench.match_gpu("NVIDIA A100-SXM4-80GB", ds.gpus)[0] == "a100-sxm4-80gb"
-    assert import_bench.match_gpu("NVIDIA GeForce RTX 4080 SUPER", ds.gpus)[0] == "rtx-4080-super"
-    gid, near = import_bench.match_gpu("NVIDIA H100 80GB HBM3", ds.gpus)
+    assert matching.match_gpu("NVIDIA GeForce RTX 4090", ds.gpus)[0] == "rtx-4090"
+    assert matching.match_gpu("NVIDIA A100-SXM4-80GB", ds.gpus)[0] == "a100-sxm4-80gb"
+    assert matching.match_gpu("NVIDIA GeForce RTX 4080 SUPER", ds.gpus)[0] == "rtx-4080-super"
+    gid, near = matching.match_gpu("NVIDIA H100 80GB HBM3", ds.gpus)
     assert gid is None and "h100-sxm" in near
-    assert import_bench.match_model("models/Qwen2.5-7B-Instruct-Q4_K_M.gguf", ds.models)[0] == "qwen2-5-7b"
-    assert import_bench.match_model("meta-llama/Llama-3.1-8B", ds.models)[0] == "llama-3-1-8b"
-    assert import_bench.match_model("llama 8B Q4_K - Medium", ds.models)[0] is None
+    assert matching.match_model("models/Qwen2.5-7B-Instruct-Q4_K_M.gguf", ds.models)[0] == "qwen2-5-7b"
+    assert matching.match_model("meta-llama/Llama-3.1-8B", ds.models)[0] == "llama-3-1-8b"
+    assert matching.match_model("llama 8B Q4_K - Medium", ds.models)[0] is None
 
 
 def test_one_model_in_two_file_types_and_two_models_refused(tmp_path):
@@ -275,8 +275,8 @@ def test_vllm_appended_results_keep_each_concurrency_and_skip_a_bounded_rate(tmp
 
 
 def test_a_file_that_does_not_validate_is_removed_and_exits_1(data, monkeypatch, capsys):
-    real = import_bench.render
-    monkeypatch.setattr(import_bench, "render", lambda doc: real(doc).replace("batch: 1", "batch: 0"))
+    real = writer.render
+    monkeypatch.setattr(command, "render", lambda doc: real(doc).replace("batch: 1", "batch: 0"))
     rc = main(["import-bench", str(FIX / "llama-bench.json"), *SOURCE, "--no-input", "--data", str(data),
                "--id", "broken-import"])
     err = capsys.readouterr().err

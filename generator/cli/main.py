@@ -155,6 +155,12 @@ def cmd_estimate(args) -> int:
     return run(args)
 
 
+def cmd_import_bench(args) -> int:
+    from generator.cli.import_bench.command import run
+
+    return run(args)
+
+
 def cmd_check_specs(args) -> int:
     from generator.cli.checkspecs import run
 
@@ -226,8 +232,8 @@ def main(argv=None) -> int:
 
     from generator.cli.estimate import add_parser as add_estimate_parser
     add_estimate_parser(sub).set_defaults(func=cmd_estimate)
-    from generator.cli.import_bench import add_parser as add_import_bench_parser
-    add_import_bench_parser(sub)
+    from generator.cli.import_bench.options import add_parser as add_import_bench_parser
+    add_import_bench_parser(sub).set_defaults(func=cmd_import_bench)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

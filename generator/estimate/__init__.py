@@ -2,9 +2,10 @@
 
 Modules: ``formats`` (bits per weight, KV precisions, runtimes), ``memory`` (weights, KV cache,
 workspace, training state), ``speed`` (decode, prefill, relative training), ``fitting`` (the few
-fitted constants and the measured error), ``engine`` (one estimate with its error band and basis),
-``bundle`` (the plain dicts it takes). It imports nothing else of ``generator``: the dataset's
-adapter is ``generator.facts.engine_input``, the command ``generator.cli.estimate``. See README.md.
+fitted constants), ``fit_error`` (their measured error), ``engine`` (one estimate with its error
+band and basis), ``bundle`` (the plain dicts it takes). It imports nothing else of ``generator``:
+the dataset's adapter is ``generator.facts.engine_input``, the command ``generator.cli.estimate``.
+See README.md.
 
 For the site: ``published(bundle)`` gives the JSON-ready table the browser's
 ``docs/assets/js/calc/estimate.mjs`` takes (fitted constants, error table, reference GPU), and
@@ -14,7 +15,8 @@ from __future__ import annotations
 
 from generator.estimate.bundle import Bundle
 from generator.estimate.engine import EstimateError, error_band, estimate, training_relative_only
-from generator.estimate.fitting import accuracy, fit_constants
+from generator.estimate.fit_error import accuracy
+from generator.estimate.fitting import fit_constants
 
 DEFAULT_REFERENCE = "rtx-4090"
 
@@ -31,7 +33,7 @@ def reference_id(bundle: Bundle) -> str | None:
 def published(bundle: Bundle, reference: str | None = None, held_out=None) -> dict:
     """constants + errors + reference: what pages print and what the client data file ships.
     ``held_out(source, make)``: a caller's cache of the leave-one-source-out errors of one source
-    (``fitting.accuracy``)."""
+    (``fit_error.accuracy``)."""
     constants = fit_constants(bundle.models, bundle.gpus, bundle.measurements, bundle.revisions)
     errors = accuracy(bundle.models, bundle.gpus, bundle.measurements, bundle.revisions, constants, held_out)
     ref = reference or reference_id(bundle)

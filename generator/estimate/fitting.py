@@ -34,12 +34,7 @@ Constants (``fit_constants``), all deterministic, no randomness, no external sol
   formula of ``memory.activation_basis``, both clamped at 0.
 - training relative throughput: exponents a, b, c, d (:mod:`.relative_fit`).
 
-Error (``accuracy``): per metric and runtime (and ``all``), the median and 90th percentile
-(nearest rank) of |predicted / measured - 1| x 100, the count and the number of sources, on the
-results the constants were fitted on (``in_sample``); and the same figures on results the fit has
-not seen (``unseen``, leave-one-source-out): the constants are refitted without each source file
-(``held_out_folds``: a publisher's files together once there are more than MAX_FOLDS files) and
-its own results predicted with them. That is the band every estimate carries.
+The error of the fitted engine, in-sample and on unseen sources: :mod:`.fit_error`.
 """
 from __future__ import annotations
 
@@ -48,7 +43,7 @@ import math
 from generator.estimate.formats import GIB, KV_BYTES, LORA_RANK, LORA_TARGETS, WEIGHT_FORMATS, backend
 from generator.estimate.memory import activation_basis, inference_memory, training_memory, weights_parts
 from generator.estimate.offload import adjust_decode_terms, adjust_prefill_terms, parse_offload
-from generator.estimate.relative_fit import REVISIONS_SOURCE, fit_relative, mode_of, relative_groups
+from generator.estimate.relative_fit import fit_relative, mode_of, relative_groups
 from generator.estimate.speed import (
     DEFAULT_SPEED,
     decode_from_terms,
@@ -57,15 +52,13 @@ from generator.estimate.speed import (
     old_prompt_path,
     prefill_from_terms,
     prefill_terms,
-    relative_training,
 )
 
 MIN_GROUP = 8
 # the kernel key of prefill results that llama.cpp builds from before int8 MMQ ran with FP16 cuBLAS
 OLD_PROMPT_KERNEL = "cublas-fp16"
 HUBER = 0.5
-METRICS = ("decode_tokens_per_s", "prefill_tokens_per_s", "weights_gib", "peak_memory_gib", "training_peak_memory_gib",
-           "training_relative")
+
 
 def _inputs(m: dict, models: dict, gpus: dict):
     model, gpu = models.get(m.get("model")), gpus.get(m.get("gpu"))
@@ -104,7 +97,7 @@ def _split(m: dict, x: dict):
     return split, o
 
 
-def _terms(m: dict, models: dict, gpus: dict):
+def speed_point(m: dict, models: dict, gpus: dict):
     x = _inputs(m, models, gpus)
     if x is None or m.get("metric") not in ("decode_tokens_per_s", "prefill_tokens_per_s"):
         return None
@@ -291,7 +284,7 @@ def fit_speed(points, only=None) -> dict:
     return speed
 
 
-def _peak_inputs(m: dict, models: dict, gpus: dict):
+def peak_inputs(m: dict, models: dict, gpus: dict):
     x = _inputs(m, models, gpus)
     if x is None or m.get("metric") != "peak_memory_gib":
         return None
@@ -343,8 +336,8 @@ def fit_memory(rows) -> dict:
 
 def fit_constants(models: dict, gpus: dict, measurements, revisions=()) -> dict:
     """Every fitted constant, as the JSON-ready dict the engine and the browser take."""
-    points = [p for p in (_terms(m, models, gpus) for m in measurements) if p is not None]
-    peaks = [x for x in (_peak_inputs(m, models, gpus) for m in measurements) if x is not None]
+    points = [p for p in (speed_point(m, models, gpus) for m in measurements) if p is not None]
+    peaks = [x for x in (peak_inputs(m, models, gpus) for m in measurements) if x is not None]
     return {"speed": fit_speed(points), "memory": fit_memory(peaks),
             "relative": fit_relative(relative_groups(measurements, revisions, gpus), gpus)}
 
@@ -353,7 +346,7 @@ def predict(m: dict, models: dict, gpus: dict, constants: dict):
     """The engine's figure for one measurement's conditions, or None when it cannot be estimated."""
     metric = m.get("metric")
     if metric in ("decode_tokens_per_s", "prefill_tokens_per_s"):
-        p = _terms(m, models, gpus)
+        p = speed_point(m, models, gpus)
         if p is None:
             return None
         k = resolve(constants.get("speed") or {}, p["keys"])
@@ -364,152 +357,6 @@ def predict(m: dict, models: dict, gpus: dict, constants: dict):
         x = _inputs(m, models, gpus)
         return None if x is None else weights_parts(x["model"], x["weights"], x["runtime"])["total"] / GIB
     if metric == "peak_memory_gib":
-        x = _peak_inputs(m, models, gpus)
+        x = peak_inputs(m, models, gpus)
         return None if x is None else _predict_peak(x, constants)
     return None
-
-
-def _pct(values) -> dict:
-    v = sorted(values)
-    n = len(v)
-    if not n:
-        return {"median_pct": None, "p90_pct": None}
-    med = v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
-    p90 = v[max(0, math.ceil(0.9 * n) - 1)]
-    return {"median_pct": round(med, 1), "p90_pct": round(p90, 1)}
-
-
-def _errors(models, gpus, measurements, revisions, constants) -> list[tuple]:
-    """(metric, runtime, publisher, abs % error, source file) of every measurement the engine can
-    predict; the source file of the revisions' relative tables is ``REVISIONS_SOURCE``."""
-    out = []
-    for m in measurements:
-        pred = predict(m, models, gpus, constants)
-        if pred is None or pred <= 0:
-            continue
-        metric = m["metric"]
-        if metric == "peak_memory_gib" and mode_of(m) != "inference":
-            metric = "training_peak_memory_gib"
-        out.append((metric, m.get("runtime") or "", m.get("publisher") or m.get("source"), abs(pred / m["value"] - 1) * 100,
-                    source_of(m)))
-    rel = constants.get("relative") or {}
-    for g in relative_groups(measurements, revisions, gpus):
-        ref = gpus[g["reference"]]
-        for gid, v in sorted(g["values"].items()):
-            if gid == g["reference"]:
-                continue
-            pred = relative_training(gpus[gid], ref, rel)
-            if pred is not None:
-                out.append(("training_relative", "all", g["source"], abs(pred / (v / g["values"][g["reference"]]) - 1) * 100,
-                            _group_file(g)))
-    return out
-
-
-# ------------------------------------------------------------------ leave-one-source-out
-
-# At most this many refits: past it, the files of one publisher are left out together (and past it
-# in publishers, publishers share a fold), so that a hundred times the files does not cost a
-# hundred times the refits, each over a hundred times the results.
-MAX_FOLDS = 40
-
-
-def source_of(m: dict) -> str:
-    """The file of data/measurements a measured row comes from."""
-    return m.get("source") or m.get("publisher") or ""
-
-
-def _group_file(g: dict) -> str:
-    """The file a relative-training group comes from (the revisions' tables count as one source)."""
-    if g["source"] == REVISIONS_SOURCE:
-        return REVISIONS_SOURCE
-    return str(g.get("id") or "").split("/", 1)[0] or g["source"]
-
-
-def held_out_folds(measurements, revisions=(), gpus: dict | None = None) -> dict[str, str]:
-    """{source file: the fold it is left out with}: each file alone (the revisions' relative tables
-    as one more), or, past MAX_FOLDS files, each publisher's files together (past MAX_FOLDS
-    publishers, the publishers in name order dealt into MAX_FOLDS folds)."""
-    publisher = {}
-    for m in measurements:
-        if m.get("value"):
-            publisher.setdefault(source_of(m), m.get("publisher") or source_of(m))
-    publisher.pop("", None)
-    if revisions and relative_groups([], revisions, gpus or {}):
-        publisher[REVISIONS_SOURCE] = REVISIONS_SOURCE
-    if len(publisher) <= MAX_FOLDS:
-        return {f: f for f in publisher}
-    names = sorted(set(publisher.values()))
-    if len(names) <= MAX_FOLDS:
-        return dict(publisher)
-    fold = {name: f"fold {i % MAX_FOLDS + 1}" for i, name in enumerate(names)}
-    return {f: fold[p] for f, p in publisher.items()}
-
-
-def held_out_sources(models: dict, gpus: dict, measurements, revisions=()) -> list[str]:
-    """The folds :func:`held_out_errors` is run for, sorted (see ``held_out_folds``)."""
-    return sorted(set(held_out_folds(measurements, revisions, gpus).values()))
-
-
-def held_out_errors(models: dict, gpus: dict, measurements, revisions, source: str, constants: dict | None = None) -> list:
-    """[metric, runtime, abs % error] of every result of the fold ``source`` (a file, see
-    ``held_out_folds``) the engine can predict, with the constants fitted on every other fold.
-    Exact shortcuts: a part of the constants (speed, memory, relative training) the left-out fold
-    gives no input to is the full fit's (``constants``), so a file of training results alone
-    costs no speed fit; and of the speed constants only the keys the fold's results read (``*``,
-    their runtimes, backends and kernels) are refitted, the others not being read by them."""
-    measurements = list(measurements)
-    folds = held_out_folds(measurements, revisions, gpus)
-    files = {f for f, fold in folds.items() if fold == source}
-    keep = [m for m in measurements if source_of(m) not in files]
-    keep_revs = [] if REVISIONS_SOURCE in files else list(revisions)
-    mine = [m for m in measurements if source_of(m) in files]
-    if constants is None:
-        c = fit_constants(models, gpus, keep, keep_revs)
-    else:
-        c = dict(constants)
-        chains = {k for p in (_terms(m, models, gpus) for m in mine) if p is not None for k in p["keys"]}
-        if chains:
-            # the left-out results read the constants of their own keys alone: those are refitted
-            c["speed"] = fit_speed([p for p in (_terms(m, models, gpus) for m in keep) if p is not None], chains)
-        if any(_peak_inputs(m, models, gpus) is not None for m in mine):
-            c["memory"] = fit_memory([x for x in (_peak_inputs(m, models, gpus) for m in keep) if x is not None])
-        if REVISIONS_SOURCE in files or relative_groups(mine, (), gpus):
-            c["relative"] = fit_relative(relative_groups(keep, keep_revs, gpus), gpus)
-    # the rows of the fold itself (and, for the revisions, their tables) predicted with them
-    errs = _errors(models, gpus, mine, revisions if REVISIONS_SOURCE in files else (), c)
-    return [[e[0], e[1], round(e[3], 4)] for e in errs if e[4] in files]
-
-
-def _band(values, sources) -> dict:
-    return {**_pct(values), "count": len(values), "sources": len(sources)}
-
-
-def accuracy(models: dict, gpus: dict, measurements, revisions=(), constants: dict | None = None, held_out=None) -> dict:
-    """{metric: {runtime or 'all': entry}}: each entry ``in_sample`` (the fit's error on the results
-    it was fitted on: median_pct, p90_pct, count, sources) and ``unseen`` (leave-one-source-out:
-    each source file's results predicted with the constants fitted on every other source; sources
-    counts the files), and the older flat keys (median_pct, p90_pct, count, sources of
-    ``in_sample``; loso_median_pct, loso_p90_pct of ``unseen``). ``held_out(source, make)``: a
-    caller's cache of :func:`held_out_errors` for one source, ``make()`` computing it."""
-    measurements = list(measurements)
-    constants = constants or fit_constants(models, gpus, measurements, revisions)
-    inside = _errors(models, gpus, measurements, revisions, constants)
-    loso = []
-    for source in held_out_sources(models, gpus, measurements, revisions):
-        def make(source=source):
-            return held_out_errors(models, gpus, measurements, revisions, source, constants)
-        loso.extend((e[0], e[1], source, e[2]) for e in (held_out(source, make) if held_out else make()))
-    table: dict[str, dict] = {}
-    for metric in METRICS:
-        runtimes = sorted({e[1] for e in inside if e[0] == metric})
-        if not runtimes:
-            continue
-        table[metric] = {}
-        for rt in runtimes + (["all"] if "all" not in runtimes else []):
-            mine = [e for e in inside if e[0] == metric and (rt == "all" or e[1] == rt)]
-            theirs = [e for e in loso if e[0] == metric and (rt == "all" or e[1] == rt)]
-            in_sample = _band([e[3] for e in mine], {e[2] for e in mine})
-            unseen = _band([e[3] for e in theirs], {e[2] for e in theirs})
-            table[metric][rt] = {**in_sample, "loso_median_pct": unseen["median_pct"], "loso_p90_pct": unseen["p90_pct"],
-                                 "in_sample": in_sample, "unseen": unseen}
-    return table

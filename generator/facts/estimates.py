@@ -306,7 +306,7 @@ def _held_out_kept() -> reuse.Kept:
 
 
 def held_out_of(kept: reuse.Kept, digest: str):
-    """The cache ``fitting.accuracy`` takes for the leave-one-source-out errors: one answer per
+    """The cache ``fit_error.accuracy`` takes for the leave-one-source-out errors: one answer per
     source, kept in ``kept`` under the fit digest and the source, so computed once per change of
     what the fit reads."""
     def of(source: str, make) -> list:

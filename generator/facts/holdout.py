@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from generator.estimate.fitting import _pct, predict
+from generator.estimate.fit_error import percentiles
+from generator.estimate.fitting import predict
 from generator.facts.engine_input import _read_folder, flatten_measurements
 
 HOLDOUT_DIR = Path(__file__).resolve().parents[2] / "benchmarks" / "holdout"
@@ -44,5 +45,5 @@ def holdout_errors(rows: list[dict], models: dict, gpus: dict, constants: dict) 
         out[metric] = {}
         for rt in sorted({r for r, _, _ in rows_of}) + ["all"]:
             mine = [e for e in rows_of if rt == "all" or e[0] == rt]
-            out[metric][rt] = {**_pct([e[2] for e in mine]), "count": len(mine), "sources": len({e[1] for e in mine})}
+            out[metric][rt] = {**percentiles([e[2] for e in mine]), "count": len(mine), "sources": len({e[1] for e in mine})}
     return out
