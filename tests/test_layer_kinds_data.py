@@ -58,10 +58,11 @@ def _record(ident):
 def test_hybrid_records_keep_few_attention_layers():
     attention = {ident: architecture.attention_layers(_record(ident)) for ident in (
         "qwen3-next-80b-a3b", "qwen3-next-80b-a3b-thinking", "qwen3-5-27b", "qwen3-5-35b-a3b", "qwen3-5-9b", "qwen3-5-4b",
-        "minimax-m1", "nemotron-nano-9b-v2", "granite-4-0-h-tiny", "lfm2-1-2b", "lfm2-350m")}
+        "minimax-m1", "nemotron-nano-9b-v2", "granite-4-0-h-tiny", "granite-4-0-h-small", "lfm2-1-2b", "lfm2-350m")}
     assert attention == {"qwen3-next-80b-a3b": 12, "qwen3-next-80b-a3b-thinking": 12, "qwen3-5-27b": 16,
                          "qwen3-5-35b-a3b": 10, "qwen3-5-9b": 8, "qwen3-5-4b": 8, "minimax-m1": 10,
-                         "nemotron-nano-9b-v2": 4, "granite-4-0-h-tiny": 4, "lfm2-1-2b": 6, "lfm2-350m": 6}
+                         "nemotron-nano-9b-v2": 4, "granite-4-0-h-tiny": 4, "granite-4-0-h-small": 4, "lfm2-1-2b": 6,
+                         "lfm2-350m": 6}
 
 
 def test_qwen3_next_cache_at_128k_is_about_a_quarter_of_a_dense_48_layer_model():
