@@ -29,6 +29,26 @@ def test_cards_that_run_a_32b_model_include_the_cards_a_reader_buys(english):
         assert speeds == sorted(speeds, reverse=True)
 
 
+def test_the_calculator_link_of_each_listed_card_opens_the_setup_the_list_shows(english):
+    """The list is computed at Q4_K_M in llama.cpp at 4,096 tokens: the link carries those
+    conditions, so the calculator opens on a setup that fits, not on its own BF16 default."""
+    from urllib.parse import parse_qs
+
+    from markupsafe import Markup
+
+    facts = english.facts
+    for _segment, cards in english.cards_for("qwen3-32b"):
+        for gid, _e in cards:
+            query = english.calc_query("qwen3-32b", gid)
+            assert isinstance(query, Markup) and "&amp;" in query  # escaped once, for the attribute
+            opts = {k: v[0] for k, v in parse_qs(str(query).replace("&amp;", "&")).items()}
+            assert opts["model"] == "qwen3-32b" and opts["card"] == gid
+            calc = estimate(facts.bundle.models["qwen3-32b"], facts.bundle.gpus[gid],
+                            {"runtime": opts["runtime"], "weights": opts["weights"], "context": int(opts["context"])},
+                            facts.estimates)
+            assert calc["fits"], (gid, opts)
+
+
 def test_a_model_shipped_in_mxfp4_is_sized_in_mxfp4_on_the_list_and_in_the_calculator(english):
     facts = english.facts
     model = facts.bundle.models["gpt-oss-120b"]

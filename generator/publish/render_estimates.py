@@ -2,9 +2,14 @@
 :class:`generator.publish.render.Context`): numbers come from the derive stage, text from data/ui.yaml."""
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
+from markupsafe import Markup, escape
+
 from generator.data.records_llm import BENCHMARK_WORKLOADS, MODEL_SOURCED
 from generator.estimate import EstimateError, estimate
 from generator.estimate.formats import GGUF_RUNTIME_LOADS, WEIGHT_FORMATS
+from generator.facts.estimates import GRID_OPTIONS
 from generator.facts.today import CONTEXT, INFERENCE_MODELS, newest_date
 from generator.publish.charts_accuracy import METRICS, accuracy_chart
 
@@ -199,6 +204,15 @@ class EstimatesText:
 
     # how many cards of each kind "Cards that run it" lists: a reader's own desk first
     CARDS_PER_SEGMENT = (("consumer", 6), ("workstation", 4), ("datacenter", 5), ("cloud", 2))
+
+    def calc_query(self, mid: str, gid: str | None = None) -> Markup:
+        """The large-model calculator's query for a model (and a card) under the conditions the
+        model page's list was computed with (runtime, weights, context), so that the calculator
+        opens on the setup the list shows."""
+        pairs = [("model", mid), *((k, str(GRID_OPTIONS[k])) for k in ("runtime", "weights", "context"))]
+        if gid is not None:
+            pairs.append(("card", gid))
+        return Markup(escape(urlencode(pairs)))  # URL-encoded, then escaped for the attribute
 
     def cards_for(self, mid: str):
         """The cards that hold the model alone (Q4_K_M, 4,096 tokens): the fastest of each segment
