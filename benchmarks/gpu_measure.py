@@ -48,7 +48,8 @@ FAMILIES = (("llama-", "llama"), ("mistral-", "mistral"), ("mixtral-", "mixtral"
 # Families whose prefix above would name the wrong architecture: their layers are not all of the kinds a
 # record describes (linear-attention layers, chunked attention with interleaved experts)
 NOT_REBUILT = (("qwen3-next", "Gated DeltaNet linear-attention layers"), ("qwen3-5-", "Gated DeltaNet linear-attention layers"),
-               ("llama-4-", "chunked attention and interleaved mixture-of-experts layers"))
+               ("llama-4-", "chunked attention and interleaved mixture-of-experts layers"),
+               ("gemma-4-", "full-attention layers with a head size of their own that use their keys as values"))
 LORA_TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
 
 

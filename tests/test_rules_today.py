@@ -164,6 +164,12 @@ CASES = {
         lambda t: write_model(t, extra="sliding_window: 4096\n"),
         f"{MODEL_SHOWN}:1: sliding-window attention gives both sliding_window and sliding_window_layers",
     ),
+    "model_full_attention_shape_needs_windows": (
+        lambda t: write_model(t, extra="sliding_window: 4096\nsliding_window_layers: 16\nfull_head_dim: 256\n"),
+        lambda t: write_model(t, extra="full_head_dim: 256\n"),
+        f"{MODEL_SHOWN}:19: full_head_dim: full_head_dim describes the full-attention layers beside sliding-window "
+        "ones: give sliding_window and sliding_window_layers",
+    ),
     "model_figures_are_sourced": (
         lambda t: write_model(t),
         lambda t: write_model(t, "  - https://example.org/config.json",

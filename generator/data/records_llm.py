@@ -52,7 +52,8 @@ ATTENTION = ("mha", "gqa", "mqa", "mla")
 MODEL_SOURCED = ("parameters_b", "active_parameters_b", "layers", "hidden_size", "intermediate_size",
                  "attention_heads", "kv_heads", "head_dim", "vocab_size", "tied_embeddings", "max_context", "max_context_scaled",
                  "experts", "experts_per_token", "shared_experts", "moe_intermediate_size", "dense_layers",
-                 "kv_lora_rank", "qk_rope_head_dim", "sliding_window", "sliding_window_layers",
+                 "kv_lora_rank", "qk_rope_head_dim", "sliding_window", "sliding_window_layers", "full_head_dim",
+                 "full_kv_heads", "full_values_from_keys",
                  "release_date", "licence", "native_weights") + (
                  "state_layers", "state_kind", "state_heads", "state_head_dim", "state_key_heads", "state_key_dim",
                  "state_groups", "state_conv_kernel", "mlp_only_layers", "mtp_layers", "index_topk", "index_heads",
@@ -61,6 +62,8 @@ MODEL_SOURCED = ("parameters_b", "active_parameters_b", "layers", "hidden_size",
 STATE_KINDS = formats.STATE_KINDS
 STATE_FIGURES = ("state_heads", "state_head_dim", "state_key_heads", "state_key_dim", "state_groups", "state_conv_kernel")
 INDEX_FIELDS = ("index_topk", "index_heads", "index_head_dim")
+# what sets the full-attention layers of a model with sliding-window layers apart (Gemma 4)
+FULL_ATTENTION_FIELDS = ("full_head_dim", "full_kv_heads", "full_values_from_keys")
 VISION = ("included", "excluded")
 VERSION_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+\-]*$")
 
@@ -113,6 +116,10 @@ def rule_window_consistent(model, ctx, kp):
         ctx.err(kp, "sliding-window attention gives both sliding_window and sliding_window_layers")
     elif n is not None and layers is not None and n > layers:
         ctx.err(kp + ("sliding_window_layers",), f"{n} sliding-window layers of {layers} layers")
+    full = [k for k in FULL_ATTENTION_FIELDS if model.get(k) is not None]
+    if full and n is None:
+        ctx.err(kp + (full[0],), f"{full[0]} describes the full-attention layers beside sliding-window ones: "
+                "give sliding_window and sliding_window_layers")
 
 
 def rule_layer_kinds(model, ctx, kp):
@@ -197,6 +204,13 @@ MODEL = Record({
     "qk_rope_head_dim": _opt_count(4096, "MLA: the rotary part kept beside the compressed cache"),
     "sliding_window": _opt_count(10000000, "window of the sliding-window layers, tokens"),
     "sliding_window_layers": _opt_count(1000, "how many layers use the window"),
+    "full_head_dim": _opt_count(100000, "with sliding-window layers: the head size of the full-attention layers, "
+                                "where it differs from head_dim (Gemma 4: global_head_dim)"),
+    "full_kv_heads": _opt_count(100000, "with sliding-window layers: the key-value heads of the full-attention "
+                                "layers, where they differ from kv_heads (Gemma 4: num_global_key_value_heads)"),
+    "full_values_from_keys": F(Bool(), required=False,
+                               doc="the full-attention layers use their keys as values and cache keys only "
+                                   "(Gemma 4: attention_k_eq_v)"),
     "state_layers": _opt_count(1000, "layers whose token mixer keeps a fixed-size state instead of a KV cache"),
     "state_kind": F(Enum(tuple(STATE_KINDS)), required=False, doc="the kind of those layers' state"),
     "state_heads": _opt_count(100000, "value heads of Gated DeltaNet, Mamba-2 or lightning attention"),

@@ -200,13 +200,15 @@ def _mlp_fields(c: dict) -> dict:
     inter = _mlp_width(c)
     out: dict = {}
     if n_exp:
-        per_token = _whole(c, "num_experts_per_tok", required=True)
+        per_token = _whole(c, "num_experts_per_tok", "top_k_experts", required=True)
         width = _whole(c, "moe_intermediate_size") or inter
         if width is None:
             raise ConfigError("missing", "moe_intermediate_size")
         shared = _count0(c, "n_shared_experts", "num_shared_experts")
         if not shared and _count0(c, "shared_expert_intermediate_size", "shared_intermediate_size") > 0:
             shared = 1
+        if not shared and c.get("enable_moe_block") is True and inter:
+            shared = 1  # Gemma 4: a dense MLP of intermediate_size runs beside the experts in every layer
         if _whole(c, "interleave_moe_layer_step", default=1) > 1:
             inter = _whole(c, "intermediate_size_mlp", required=True)
         elif not dense:
@@ -216,6 +218,19 @@ def _mlp_fields(c: dict) -> dict:
     if inter is None:
         raise ConfigError("missing", "intermediate_size")
     out["intermediate_size"] = inter
+    return out
+
+
+def _full_attention_fields(c: dict, model: dict) -> dict:
+    """Gemma 4: the full-attention layers' own head size and KV heads, and keys used as values."""
+    out: dict = {}
+    dim, kv = _whole(c, "global_head_dim"), _whole(c, "num_global_key_value_heads")
+    if dim and dim != model["head_dim"]:
+        out["full_head_dim"] = dim
+    if kv and kv != model["kv_heads"]:
+        out["full_kv_heads"] = kv
+    if c.get("attention_k_eq_v") is True:
+        out["full_values_from_keys"] = True
     return out
 
 
@@ -234,6 +249,7 @@ def _layer_fields(c: dict, model: dict) -> dict:
     window = _windows(c, layers, layers - kinds["state"] - kinds["mlp_only"], kinds["sliding"])
     if window:
         out.update(sliding_window=window[0], sliding_window_layers=window[1])
+        out.update(_full_attention_fields(c, model))
     topk = _whole(c, "index_topk")
     if topk and model.get("kv_lora_rank"):
         out.update(index_topk=topk, index_heads=_whole(c, "index_n_heads", required=True),
@@ -278,6 +294,19 @@ def _attention_params(c: dict, m: dict) -> float:
     return 2 * h * heads * d + 2 * h * kv * d
 
 
+def _all_attention_params(c: dict, m: dict, attention: int) -> float:
+    """Attention weights of every attention layer; full-attention layers with their own head size,
+    KV heads and no value projection where they use keys as values (Gemma 4)."""
+    per = _attention_params(c, m)
+    if not any(k in m for k in ("full_head_dim", "full_kv_heads", "full_values_from_keys")):
+        return attention * per
+    h, heads = m["hidden_size"], m["attention_heads"]
+    d, kv = m.get("full_head_dim", m["head_dim"]), m.get("full_kv_heads", m["kv_heads"])
+    full = 2 * h * heads * d + (1 if m.get("full_values_from_keys") else 2) * h * kv * d
+    sliding = m["sliding_window_layers"]
+    return sliding * per + (attention - sliding) * full
+
+
 def _state_params(m: dict) -> float:
     h, kind = m["hidden_size"], m.get("state_kind")
     heads, dim, key_dim = m.get("state_heads", 0), m.get("state_head_dim", 0), m.get("state_key_dim", 0)
@@ -305,13 +334,14 @@ def parameters_from_config(config) -> dict:
     matrices = 2 if str(c.get("mlp_hidden_act") or c.get("hidden_act")) == "relu2" else 3
     mlp_layers = mlp_only or layers
     total = vocab * h * (1 if m["tied_embeddings"] else 2) + h  # embeddings, head, final norm
-    total += attention * _attention_params(c, m) + state * _state_params(m) + 2 * h * layers
+    total += _all_attention_params(c, m, attention) + state * _state_params(m) + 2 * h * layers
     inactive = 0.0
     if m.get("experts"):
         n_exp, k, width = m["experts"], m["experts_per_token"], m["moe_intermediate_size"]
         step = _whole(c, "interleave_moe_layer_step", default=1)
         moe_layers = (mlp_layers - m["dense_layers"]) // step if step > 1 else mlp_layers - m["dense_layers"]
-        shared_width = _count0(c, "shared_expert_intermediate_size", "shared_intermediate_size") or width
+        shared_width = (_count0(c, "shared_expert_intermediate_size", "shared_intermediate_size")
+                        or (_mlp_width(c) if c.get("enable_moe_block") is True else None) or width)
         expert = matrices * h * width
         total += moe_layers * (n_exp * expert + m["shared_experts"] * matrices * h * shared_width + h * n_exp)
         total += (mlp_layers - moe_layers) * matrices * h * m["intermediate_size"]

@@ -172,10 +172,20 @@ def kv_values_per_sequence(model: dict, context: float) -> float:
     if model.get("attention") == "mla" and model.get("kv_lora_rank"):
         index = _i(model, "index_head_dim") if sparse_attention(model) else 0
         return layers * (model["kv_lora_rank"] + _i(model, "qk_rope_head_dim") + index) * context
-    per = 2 * model["kv_heads"] * model["head_dim"]
     window = _i(model, "sliding_window")
     sliding = min(layers, _i(model, "sliding_window_layers")) if window else 0
-    return per * ((layers - sliding) * context + sliding * min(context, window))
+    return (full_kv_values_per_token(model) * (layers - sliding) * context
+            + 2 * model["kv_heads"] * model["head_dim"] * sliding * min(context, window))
+
+
+def full_kv_values_per_token(model: dict) -> int:
+    """Cached values per token of one full-attention layer: keys and values of its KV heads, with
+    the head size and heads of the full-attention layers where a record sets them apart from the
+    sliding-window ones (``full_head_dim``, ``full_kv_heads``), and keys alone where the layer uses
+    them as values (``full_values_from_keys``)."""
+    kv = model.get("full_kv_heads") or model["kv_heads"]
+    dim = model.get("full_head_dim") or model["head_dim"]
+    return (1 if model.get("full_values_from_keys") else 2) * kv * dim
 
 
 def kv_read_values_per_sequence(model: dict, context: float) -> float:

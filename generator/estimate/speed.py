@@ -256,11 +256,12 @@ def attention_flops(model: dict, n: float) -> float:
     and pays its indexer's scores over the whole prompt."""
     layers = attention_layers(model)
     per = 4 * model["attention_heads"] * model["head_dim"]
+    per_full = 4 * model["attention_heads"] * (model.get("full_head_dim") or model["head_dim"])
     window = model.get("sliding_window") or 0
     sliding = min(layers, model.get("sliding_window_layers") or 0) if window else 0
     full = n * n / 2
     local = full if n <= window else n * window - window * window / 2
-    flops = per * ((layers - sliding) * full + sliding * local)
+    flops = per_full * (layers - sliding) * full + per * sliding * local
     if sparse_attention(model):
         topk = model["index_topk"]
         selected = full if n <= topk else n * topk - topk * topk / 2

@@ -174,10 +174,17 @@ export function kvValuesPerSequence(model, context) {
     const index = sparseAttention(model) ? num(model, "index_head_dim") : 0;
     return layers * (model.kv_lora_rank + num(model, "qk_rope_head_dim") + index) * context;
   }
-  const per = 2 * model.kv_heads * model.head_dim;
   const window = num(model, "sliding_window");
   const sliding = window ? Math.min(layers, num(model, "sliding_window_layers")) : 0;
-  return per * ((layers - sliding) * context + sliding * Math.min(context, window));
+  return fullKvValuesPerToken(model) * (layers - sliding) * context
+    + 2 * model.kv_heads * model.head_dim * sliding * Math.min(context, window);
+}
+
+/** Cached values per token of one full-attention layer (memory.py: full_kv_values_per_token). */
+export function fullKvValuesPerToken(model) {
+  const kv = model.full_kv_heads || model.kv_heads;
+  const dim = model.full_head_dim || model.head_dim;
+  return (model.full_values_from_keys ? 1 : 2) * kv * dim;
 }
 
 /** Values a decode step reads for one sequence: with sparse attention, every indexer key and at most index_topk latents. */
@@ -456,11 +463,12 @@ export function decodeFromTerms(t, k) {
 export function attentionFlops(model, n) {
   const layers = attentionLayers(model);
   const per = 4 * model.attention_heads * model.head_dim;
+  const perFull = 4 * model.attention_heads * (model.full_head_dim || model.head_dim);
   const window = model.sliding_window || 0;
   const sliding = window ? Math.min(layers, model.sliding_window_layers || 0) : 0;
   const full = n * n / 2;
   const local = n <= window ? full : n * window - window * window / 2;
-  let flops = per * ((layers - sliding) * full + sliding * local);
+  let flops = perFull * (layers - sliding) * full + per * sliding * local;
   if (sparseAttention(model)) {
     const topk = model.index_topk;
     const selected = n <= topk ? full : n * topk - topk * topk / 2;

@@ -106,6 +106,16 @@ function mlpWidth(c) {
   return width;
 }
 
+/** Gemma 4: the full-attention layers' own head size and KV heads, and keys used as values (hfconfig.py). */
+function fullAttentionFields(c, model) {
+  const out = {};
+  const dim = whole(c, ["global_head_dim"]), kv = whole(c, ["num_global_key_value_heads"]);
+  if (dim && dim !== model.head_dim) out.full_head_dim = dim;
+  if (kv && kv !== model.kv_heads) out.full_kv_heads = kv;
+  if (c.attention_k_eq_v === true) out.full_values_from_keys = true;
+  return out;
+}
+
 /** The engine's fields of the model a config describes, parameters aside. */
 export function architectureFromConfig(config) {
   const c = flat(config);
@@ -129,11 +139,12 @@ export function architectureFromConfig(config) {
   const dense = count0(c, "first_k_dense_replace");
   let inter = mlpWidth(c);
   if (nExp) {
-    const perToken = whole(c, ["num_experts_per_tok"], { required: true });
+    const perToken = whole(c, ["num_experts_per_tok", "top_k_experts"], { required: true });
     const width = whole(c, ["moe_intermediate_size"]) || inter;
     if (!given(width)) throw new ConfigError("missing", "moe_intermediate_size");
     let shared = count0(c, "n_shared_experts", "num_shared_experts");
     if (!shared && count0(c, "shared_expert_intermediate_size", "shared_intermediate_size") > 0) shared = 1;
+    if (!shared && c.enable_moe_block === true && inter) shared = 1; // Gemma 4: a dense MLP beside the experts
     const step = whole(c, ["interleave_moe_layer_step"], { dflt: 1 });
     if (step > 1) inter = whole(c, ["intermediate_size_mlp"], { required: true });
     else if (!dense) inter = width;
@@ -151,7 +162,10 @@ export function architectureFromConfig(config) {
   }
   if (kinds.mlp_only) model.mlp_only_layers = kinds.mlp_only;
   const w = windows(c, layers - kinds.state - kinds.mlp_only, kinds.sliding);
-  if (w) { model.sliding_window = w[0]; model.sliding_window_layers = w[1]; }
+  if (w) {
+    model.sliding_window = w[0]; model.sliding_window_layers = w[1];
+    Object.assign(model, fullAttentionFields(c, model));
+  }
   const topk = whole(c, ["index_topk"]);
   if (topk && rank) {
     Object.assign(model, { index_topk: topk, index_heads: whole(c, ["index_n_heads"], { required: true }),
@@ -176,6 +190,17 @@ function attentionParams(c, m) {
     return q + h * (rank + rope) + rank + rank * heads * (nope + vDim) + heads * vDim * h;
   }
   return 2 * h * heads * m.head_dim + 2 * h * m.kv_heads * m.head_dim;
+}
+
+/** Attention weights of every attention layer, full-attention layers with their own shapes (hfconfig.py). */
+function allAttentionParams(c, m, attention) {
+  const per = attentionParams(c, m);
+  if (!["full_head_dim", "full_kv_heads", "full_values_from_keys"].some((k) => k in m)) return attention * per;
+  const h = m.hidden_size, heads = m.attention_heads;
+  const d = m.full_head_dim ?? m.head_dim, kv = m.full_kv_heads ?? m.kv_heads;
+  const full = 2 * h * heads * d + (m.full_values_from_keys ? 1 : 2) * h * kv * d;
+  const sliding = m.sliding_window_layers;
+  return sliding * per + (attention - sliding) * full;
 }
 
 function stateParams(m) {
@@ -203,13 +228,14 @@ export function parametersFromConfig(config) {
   const matrices = String(c.mlp_hidden_act ?? c.hidden_act) === "relu2" ? 2 : 3;
   const mlpLayers = mlpOnly || layers;
   let total = vocab * h * (m.tied_embeddings ? 1 : 2) + h;
-  total += attention * attentionParams(c, m) + state * stateParams(m) + 2 * h * layers;
+  total += allAttentionParams(c, m, attention) + state * stateParams(m) + 2 * h * layers;
   let inactive = 0;
   if (m.experts) {
     const nExp = m.experts, k = m.experts_per_token, width = m.moe_intermediate_size;
     const step = whole(c, ["interleave_moe_layer_step"], { dflt: 1 });
     const moeLayers = step > 1 ? Math.floor((mlpLayers - m.dense_layers) / step) : mlpLayers - m.dense_layers;
-    const sharedWidth = count0(c, "shared_expert_intermediate_size", "shared_intermediate_size") || width;
+    const sharedWidth = count0(c, "shared_expert_intermediate_size", "shared_intermediate_size")
+      || (c.enable_moe_block === true ? mlpWidth(c) : null) || width;
     const expert = matrices * h * width;
     total += moeLayers * (nExp * expert + m.shared_experts * matrices * h * sharedWidth + h * nExp);
     total += (mlpLayers - moeLayers) * matrices * h * m.intermediate_size;
