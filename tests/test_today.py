@@ -39,6 +39,22 @@ def test_a_reader_with_1500_usd_training_transformers_is_not_sent_to_a_maxwell_c
         "training", 0) < p.row.per_dollar["training"]
 
 
+def test_no_training_estimate_for_a_maker_whose_cards_no_training_result_measured(shipped):
+    """The training coefficients are fitted on NVIDIA results alone: an AMD card's tensor figure
+    says nothing of how ROCm trains, so the RX 7900 XTX gets no training figure (and no band) and
+    ranks after the estimated cards, instead of heading the 1,500 USD reader's list on its spec sheet."""
+    facts = derive(shipped)
+    relative = facts.estimates["constants"]["relative"]
+    assert relative["vendors"] == ["nvidia"]
+    rows = {r.key: r for r in facts.today}
+    assert rows["rx-7900-xtx"].figures["training"] is None
+    assert rows["rtx-3090"].figures["training"] is not None
+    p = pick(facts.today, {"workload": "transformer", "budget_usd": 1500, "memory_gb": 24})
+    assert shipped.gpus[p.row.gpu]["vendor"] == "nvidia"
+    ranked = [r.key for r in rank(facts.today, "transformer")]
+    assert ranked.index("rx-7900-xtx") > ranked.index("rtx-3090")
+
+
 def test_the_buyers_price_is_the_cheaper_of_new_and_used(shipped):
     rows = {r.gpu: r for r in derive(shipped).today if r.count == 1}
     r3090 = rows["rtx-3090"]

@@ -133,4 +133,7 @@ def fit_relative(groups, gpus: dict) -> dict:
         if not negative:
             break
         fixed[min(negative, key=lambda nm: coef[nm])] = 0.0
-    return {k: round(coef.get(k, 0.0), 4) for k in DEFAULT_RELATIVE}
+    out = {k: round(coef.get(k, 0.0), 4) for k in DEFAULT_RELATIVE}
+    # the makers whose cards the fit saw: the coefficients say nothing of another maker's software
+    out["vendors"] = sorted({gpus[gid].get("vendor") for g in groups for gid in g["values"]} - {None})
+    return out

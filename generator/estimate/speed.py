@@ -334,7 +334,12 @@ def training_features(gpu: dict) -> tuple:
 
 
 def relative_training(gpu: dict, reference: dict, coeffs: dict | None = None):
-    """Training throughput of ``gpu`` over ``reference``; None when a figure is missing."""
+    """Training throughput of ``gpu`` over ``reference``; None when a figure is missing, or when the
+    fitted coefficients name the makers whose cards were measured (``vendors``) and the card's is not
+    among them: the same tensor throughput does not train alike on another maker's software stack."""
+    vendors = (coeffs or {}).get("vendors")
+    if vendors is not None and gpu.get("vendor") not in vendors:
+        return None
     c = dict(DEFAULT_RELATIVE)
     c.update({k: v for k, v in (coeffs or {}).items() if k in DEFAULT_RELATIVE})
     g, r = training_features(gpu), training_features(reference)
