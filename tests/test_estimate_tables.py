@@ -20,6 +20,8 @@ from generator.estimate.engine import EstimateError, training_relative_only
 ROOT = Path(__file__).resolve().parent.parent
 JS = ROOT / "docs" / "assets" / "js" / "calc"
 LLM_MODULE = ROOT / "templates" / "pages" / "site" / "calculators" / "llm" / "llm.mjs"  # the calculator's own folder
+# the browser's engine: estimate.mjs and the modules it re-exports, each the twin of a Python module
+ENGINE_JS = ["estimate.mjs", "formats.mjs", "architecture.mjs", "memory.mjs", "speed.mjs", "offload.mjs"]
 FUNCTIONS = json.loads((ROOT / "tests" / "fixtures" / "estimate_functions.json").read_text(encoding="utf-8"))
 T = formats.TABLES
 
@@ -33,9 +35,13 @@ def _updater():
 
 
 def test_python_and_the_browser_read_the_one_file():
-    source = (JS / "estimate.mjs").read_text(encoding="utf-8")
-    names = re.findall(r'new URL\("\./([^"]+)", import\.meta\.url\)', source)
-    assert names == ["tables.json"]
+    """formats.mjs reads tables.json, once; the other modules take the tables from it."""
+    read = {p.name: re.findall(r'new URL\("\./([^"]+)", import\.meta\.url\)', p.read_text(encoding="utf-8"))
+            for p in sorted(JS.glob("*.mjs"))}
+    assert {name: urls for name, urls in read.items() if urls} == {"formats.mjs": ["tables.json"]}
+    names = read["formats.mjs"]
+    engine = re.findall(r'from "\./([a-z]+\.mjs)"', (JS / "estimate.mjs").read_text(encoding="utf-8"))
+    assert set(engine) == set(ENGINE_JS[1:])
     assert (JS / names[0]).resolve() == formats.TABLES_PATH
     copies = [p for p in ROOT.glob("**/tables.json") if not {"site", "build", "node_modules", ".venv"} & set(p.parts)]
     assert copies == [formats.TABLES_PATH], copies
@@ -58,7 +64,7 @@ def _literal_keys(path: Path) -> set[str]:
 def test_error_keys_are_the_files_and_every_one_is_raised():
     declared = set(formats.ERRORS)
     in_python = set().union(*(_literal_keys(p) for p in (ROOT / "generator" / "estimate").glob("*.py")))
-    in_js = _literal_keys(JS / "estimate.mjs")
+    in_js = set().union(*(_literal_keys(JS / name) for name in ENGINE_JS))
     assert in_python <= declared  # est.err.mode, .runtime, ... are made from the option's name
     assert in_js == declared - {"est.err.reference"}  # the browser has no training_relative_only
     # the calculator's form and the command read the keys from the file, not their own list

@@ -4,8 +4,9 @@ A folder ``<id>/`` (``id`` is the calculator's ``data-wg-calc``) holds:
 
 - ``calculator.yaml``: the metadata below;
 - ``<id>.mjs``: its module for the browser, with any other ``*.mjs`` that only it imports (the
-  build copies them to ``assets/js/calc/``, beside the shared ``formulas.mjs``, ``dom.mjs`` and
-  ``estimate.mjs``, where ``main.mjs`` loads ``./<id>.mjs``);
+  build copies them to ``assets/js/calc/``, beside the shared ``formulas.mjs``, ``dom.mjs``,
+  ``estimate.mjs`` and the modules those import, where ``main.mjs`` loads ``./<id>.mjs``; a name
+  taken by a shared module is refused);
 - ``form.html.j2``: its form, ``{% include "site/calculators/<id>/form.html.j2" %}``;
 - ``page.md.j2``: its page, built as ``calculators/<page>.md`` (none for a calculator shown on
   another's page);

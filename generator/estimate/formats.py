@@ -37,8 +37,8 @@ from pathlib import Path
 
 GIB = 1024 ** 3
 
-# The one copy of the engine's fixed tables, served to the browser beside estimate.mjs, which reads
-# the same file (tests/test_estimate_tables.py checks both sides read it).
+# The one copy of the engine's fixed tables, served to the browser beside formats.mjs (the tables of
+# estimate.mjs), which reads the same file (tests/test_estimate_tables.py checks both sides read it).
 TABLES_PATH = Path(__file__).resolve().parents[2] / "docs" / "assets" / "js" / "calc" / "tables.json"
 TABLES: dict = json.loads(TABLES_PATH.read_text(encoding="utf-8"))
 

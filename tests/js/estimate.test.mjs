@@ -118,3 +118,15 @@ test("every exported function has calls in estimate_functions.json", () => {
   const exported = Object.keys(E).filter((k) => typeof E[k] === "function" && !isClass(E[k]));
   assert.deepEqual(exported.filter((k) => !byFunction.has(k)), []);
 });
+
+// estimate.mjs is the engine's one entry: it re-exports every name of the modules it is made of
+// (the twins of generator/estimate/'s modules), save the helpers formats.mjs keeps for them.
+test("estimate.mjs re-exports every name of the engine's modules", async () => {
+  const internal = new Set(["RUNTIME", "num", "isGguf", "isMla"]);
+  for (const name of ["formats", "architecture", "memory", "speed", "offload"]) {
+    const M = await import(`../../docs/assets/js/calc/${name}.mjs`);
+    const missing = Object.keys(M).filter((k) => !internal.has(k) && E[k] !== M[k]);
+    assert.deepEqual(missing, [], `${name}.mjs`);
+  }
+  assert.deepEqual([...internal].filter((k) => k in E), []);
+});
