@@ -194,6 +194,8 @@ export function trainingFeatures(gpu) {
 }
 
 export function relativeTraining(gpu, reference, coeffs = null) {
+  // the makers whose cards the fit measured (speed.py): no figure for another maker's card
+  if (coeffs && Array.isArray(coeffs.vendors) && !coeffs.vendors.includes(gpu.vendor)) return null;
   const c = { ...DEFAULT_RELATIVE };
   for (const key of Object.keys(DEFAULT_RELATIVE)) if (coeffs && coeffs[key] !== undefined) c[key] = coeffs[key];
   const g = trainingFeatures(gpu), r = trainingFeatures(reference);
