@@ -13,7 +13,9 @@ heads x head_dim, k and v of kv_heads x head_dim; the gated MLP is 3 equal matri
 a third of it).
 
 KV cache (``kv_cache_bytes``): per token, full-attention layers hold 2 x kv_heads x head_dim
-values, sliding-window layers hold at most ``sliding_window`` tokens, MLA layers (DeepSeek)
+values (with ``full_kv_heads`` and ``full_head_dim`` where the record gives the full-attention
+layers a shape of their own, and 1 x instead of 2 x where they use their keys as values,
+``full_values_from_keys``: Gemma 4), sliding-window layers hold at most ``sliding_window`` tokens, MLA layers (DeepSeek)
 hold one compressed latent of kv_lora_rank + qk_rope_head_dim values (and, with sparse attention,
 the indexer's key of index_head_dim). Times batch (concurrent sequences) and the bytes of the KV
 precision. Only attention layers count (``architecture.attention_layers``); the state layers of a

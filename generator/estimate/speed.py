@@ -40,7 +40,8 @@ Prefill is compute-bound: a prompt of n tokens (x batch) costs
     FLOPs = 2 x active_params (without untied embeddings) x n x batch + batch x layers x 4 x heads x head_dim x S(n)
 
 with S(n) = n^2 / 2 for causal attention and n w - w^2 / 2 for a sliding window w < n, over the
-attention layers only; sparse attention takes S(n) with w = index_topk and adds its indexer's
+attention layers only (a full-attention layer with a head size of its own, ``full_head_dim``, counts
+that size); sparse attention takes S(n) with w = index_topk and adds its indexer's
 2 x index_heads x index_head_dim x n^2 / 2, and state layers add 4 x recurrent values x n each
 (``architecture.state_flops``). KV(context) of a decode step with sparse attention is the
 indexer keys of the whole context and the latents of at most index_topk tokens. Time =
