@@ -20,18 +20,17 @@ from pathlib import Path
 import yaml
 
 from generator.data.calculators import calculators
+from generator.data.dataset import Dataset, Localizer
+from generator.data.loader import load_dataset
+from generator.data.locales import LANGS, build_order, locale
+from generator.data.problems import DataError, Problem
+from generator.facts.derive import derive
 from generator.publish.api import write_api, write_client_data
 from generator.publish.assets import static_bytes, static_files
 from generator.publish.feed import atom
-from generator.data.locales import LANGS, build_order, locale
-from generator.data.dataset import Dataset, Localizer
-from generator.data.problems import DataError, Problem
-from generator.publish.render import MissingText, alternates, nav, render_language
-from generator.data.loader import load_dataset
-from generator.facts.derive import derive
+from generator.publish.render import MissingText, alternates, nav, preload_templates, render_language
 from generator.site import mkdocs_glue, scratch
 from generator.site.scratch import swap_in
-from generator.publish.render import preload_templates
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -129,7 +128,8 @@ def _fork_map(fn, items: list, shared: tuple) -> list:
     global _FORKED
     _FORKED = shared
     try:
-        workers = min(len(items), os.cpu_count() or 1)
+        # as many as there are cores, and no more than the memory holds (a large dataset: fewer)
+        workers = scratch.workers_that_fit(min(len(items), os.cpu_count() or 1))
         # the workers end with this process, even when it is killed (see generator.site.scratch)
         pool = concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
                                                       initializer=scratch.die_with_parent, initargs=(os.getpid(),))
@@ -149,6 +149,16 @@ def _generate_forked(lang: str) -> set[str]:
     return generate_language(ds, paths, lang)
 
 
+def _render_or_fail(ds: Dataset, paths: Paths, lang: str, only: set[str] | None):
+    """The language's pages, or one problem at data/ui.yaml naming the interface text they lack."""
+    try:
+        return render_language(ds, lang, paths.templates, only, paths.page_cache)
+    except MissingText as exc:
+        ui_file = (paths.data / "ui.yaml")
+        shown = ui_file.relative_to(paths.root).as_posix() if ui_file.is_relative_to(paths.root) else str(ui_file)
+        raise DataError([Problem(shown, 1, exc.args[0], "missing: the page templates need this interface text")]) from None
+
+
 def generate_language(ds: Dataset, paths: Paths, lang: str, only: set[str] | None = None, api: bool = True) -> set[str]:
     """One language's pages, assets and feed under ``build/docs/<lang>`` (and, for English, the
     JSON API under ``build/json``, unless ``api`` is false: see ``generate_api``). Returns the
@@ -158,12 +168,7 @@ def generate_language(ds: Dataset, paths: Paths, lang: str, only: set[str] | Non
     those pages reads it, nothing else: the preview's first step, for the page a reader has open."""
     lang_dir = paths.build / "docs" / lang
     wanted, changed = set(), set()
-    try:
-        pages = render_language(ds, lang, paths.templates, only, paths.page_cache)
-    except MissingText as exc:
-        ui_file = (paths.data / "ui.yaml")
-        shown = ui_file.relative_to(paths.root).as_posix() if ui_file.is_relative_to(paths.root) else str(ui_file)
-        raise DataError([Problem(shown, 1, exc.args[0], "missing: the page templates need this interface text")]) from None
+    pages = _render_or_fail(ds, paths, lang, only)
     written = []
     for page in pages:
         target = lang_dir / page.path

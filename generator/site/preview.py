@@ -37,10 +37,19 @@ from pathlib import Path
 from generator.data.locales import DEFAULT_LANG, LANGS
 from generator.data.problems import DataError
 from generator.publish.render import nav
-from generator.site.pipeline import (API_PREFIX, Paths, build_site, generate_api, generate_language, load_or_fail,
-                                     mkdocs_overrides, publish_api, read_base_config, uses_client_data)
 from generator.site import mkdocs_glue
-
+from generator.site.pipeline import (
+    API_PREFIX,
+    Paths,
+    build_site,
+    generate_api,
+    generate_language,
+    load_or_fail,
+    mkdocs_overrides,
+    publish_api,
+    read_base_config,
+    uses_client_data,
+)
 
 CLIENT_DATA = "assets/data/whichgpu-data.js"
 # A language's files besides its pages that only the background step writes (from every page, or

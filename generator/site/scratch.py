@@ -141,6 +141,35 @@ def _watch_parent(parent: int, every: float = 0.5) -> None:
             os._exit(1)
 
 
+def _meminfo_kib(key: str) -> int | None:
+    try:
+        for line in Path("/proc/meminfo").read_text(encoding="ascii").splitlines():
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _resident_kib() -> int | None:
+    try:
+        return int(Path("/proc/self/statm").read_text(encoding="ascii").split()[1]) * os.sysconf("SC_PAGE_SIZE") // 1024
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def workers_that_fit(wanted: int, available_kib: int | None = None, resident_kib: int | None = None) -> int:
+    """How many of ``wanted`` forked workers the memory holds: a worker shares this process's pages
+    until it writes them, and a language's build comes to about as much again of its own, so each is
+    counted at this process's resident size against the memory the system still has available. At
+    least one; all of them where the system does not say (no /proc/meminfo)."""
+    available = _meminfo_kib("MemAvailable") if available_kib is None else available_kib
+    resident = _resident_kib() if resident_kib is None else resident_kib
+    if not available or not resident:
+        return max(1, wanted)
+    return max(1, min(wanted, available // resident))
+
+
 def stop_workers(pool) -> None:
     """Kill the worker processes of a ``concurrent.futures.ProcessPoolExecutor`` and drop what it
     had not started: a build that stops (an error, Ctrl-C, SIGTERM) does not wait for its
