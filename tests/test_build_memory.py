@@ -2,6 +2,8 @@
 each process grew to 13.7 GB and the kernel killed one of two on a 23 GB machine."""
 from __future__ import annotations
 
+import os
+
 from generator.site import pipeline, scratch
 
 
@@ -23,9 +25,12 @@ def test_the_fork_map_asks_how_many_workers_fit(monkeypatch):
         return 1
 
     monkeypatch.setattr(scratch, "workers_that_fit", fits)
-    assert pipeline._fork_map(_square, [1, 2, 3], ()) == [1, 4, 9]
-    assert asked and asked[0] >= 1
+    assert pipeline._fork_map(_pid_and_square, [1, 2, 3], ()) and asked and asked[0] >= 1
+    # one worker at a time: each item in a fresh fork, in order
+    out = pipeline._fork_map(_pid_and_square, [1, 2, 3], ())
+    assert [sq for _pid, sq in out] == [1, 4, 9]
+    assert len({pid for pid, _sq in out}) == 3
 
 
-def _square(x):
-    return x * x
+def _pid_and_square(x):
+    return os.getpid(), x * x

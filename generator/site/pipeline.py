@@ -124,24 +124,31 @@ _FORKED: tuple | None = None
 
 
 def _fork_map(fn, items: list, shared: tuple) -> list:
-    """``fn`` over ``items`` in forked processes (as many as there are cores), ``shared`` in reach."""
+    """``fn`` over ``items`` in forked processes (as many as there are cores and the memory holds),
+    ``shared`` in reach. Fewer workers than items run in waves of fresh forks, so that what one
+    item's work kept does not stay for the next."""
     global _FORKED
     _FORKED = shared
     try:
-        # as many as there are cores, and no more than the memory holds (a large dataset: fewer)
         workers = scratch.workers_that_fit(min(len(items), os.cpu_count() or 1))
-        # the workers end with this process, even when it is killed (see generator.site.scratch)
-        pool = concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
-                                                      initializer=scratch.die_with_parent, initargs=(os.getpid(),))
-        try:
-            out = list(pool.map(fn, items))
-        except BaseException:
-            scratch.stop_workers(pool)  # an error, Ctrl-C or SIGTERM: the other languages' builds stop too
-            raise
-        pool.shutdown()
-        return out
+        if workers >= len(items):
+            return _fork_wave(fn, items, workers)
+        return [r for i in range(0, len(items), workers) for r in _fork_wave(fn, items[i:i + workers], workers)]
     finally:
         _FORKED = None
+
+
+def _fork_wave(fn, items: list, workers: int) -> list:
+    # the workers end with this process, even when it is killed (see generator.site.scratch)
+    pool = concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
+                                                  initializer=scratch.die_with_parent, initargs=(os.getpid(),))
+    try:
+        out = list(pool.map(fn, items))
+    except BaseException:
+        scratch.stop_workers(pool)  # an error, Ctrl-C or SIGTERM: the other languages' builds stop too
+        raise
+    pool.shutdown()
+    return out
 
 
 def _generate_forked(lang: str) -> set[str]:
