@@ -159,11 +159,9 @@ def test_failed_mkdocs_build_leaves_the_site_untouched(tree, tmp_path, monkeypat
     site.mkdir()
     (site / "marker.txt").write_text("previous build")
 
-    calls = []
-
     def boom(config_file, overrides):
-        calls.append(overrides["site_dir"])
-        if len(calls) == 2:
+        # one language's MkDocs build fails, whichever process runs it
+        if str(overrides["site_dir"]).endswith("-ko"):
             raise mkdocs_glue.BuildFailed("Aborted with 1 warnings in strict mode!")
         Path(overrides["site_dir"]).mkdir(parents=True, exist_ok=True)
 

@@ -125,13 +125,14 @@ _FORKED: tuple | None = None
 
 def _fork_map(fn, items: list, shared: tuple) -> list:
     """``fn`` over ``items`` in forked processes (as many as there are cores and the memory holds),
-    ``shared`` in reach. Fewer workers than items run in waves of fresh forks, so that what one
-    item's work kept does not stay for the next."""
+    ``shared`` in reach. Where the memory holds fewer workers than the cores, they run in waves of
+    fresh forks, so that what one item's work kept does not stay for the next."""
     global _FORKED
     _FORKED = shared
     try:
-        workers = scratch.workers_that_fit(min(len(items), os.cpu_count() or 1))
-        if workers >= len(items):
+        wanted = min(len(items), os.cpu_count() or 1)
+        workers = scratch.workers_that_fit(wanted)
+        if workers >= wanted:
             return _fork_wave(fn, items, workers)
         return [r for i in range(0, len(items), workers) for r in _fork_wave(fn, items[i:i + workers], workers)]
     finally:
