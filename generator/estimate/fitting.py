@@ -200,10 +200,10 @@ def _fit_kernel(points, base: dict) -> dict:
     """A named kernel's eff_compute, from its prefill results where it has enough (the older builds'
     prompt path), else from its decode results (GPTQ/AWQ kernels; Huber loss), the rest inherited."""
     pre = [p for p in points if p["metric"] == "prefill_tokens_per_s"]
-    dec = pre if len(pre) >= MIN_GROUP else [p for p in points if p["metric"] == "decode_tokens_per_s"]
-    if len(dec) < MIN_GROUP:
+    chosen = pre if len(pre) >= MIN_GROUP else [p for p in points if p["metric"] == "decode_tokens_per_s"]
+    if len(chosen) < MIN_GROUP:
         return {}
-    x = _search(lambda v: _loss(dec, {**base, "eff_compute": math.exp(v[0])}, "huber"), [math.log(base["eff_compute"])],
+    x = _search(lambda v: _loss(chosen, {**base, "eff_compute": math.exp(v[0])}, "huber"), [math.log(base["eff_compute"])],
                 [0.5], [math.log(0.002)], [math.log(1.5)])
     return {"eff_compute": round(math.exp(x[0]), 4)}
 

@@ -165,10 +165,9 @@ def llama_cpp_version_of(version, date) -> str | None:
 
 def old_prompt_path(gpu: dict, weights: str, runtime: str, runtime_version=None) -> bool:
     """True where a build from before ``MMQ_DEFAULT_BUILD`` multiplied a prompt's quantized weights
-    with FP16 cuBLAS on a card the current builds run int8 MMQ kernels on."""
-    build = llama_cpp_build(runtime_version)
-    return (build is not None and build < MMQ_DEFAULT_BUILD
-            and llama_cpp_int8_tops(gpu, weights, runtime) is not None
+    with FP16 cuBLAS on a card the current builds run int8 MMQ kernels on: today's rate exists and
+    that build's does not (only the build's age takes it away)."""
+    return (llama_cpp_int8_tops(gpu, weights, runtime) is not None
             and llama_cpp_int8_tops(gpu, weights, runtime, runtime_version) is None)
 
 
