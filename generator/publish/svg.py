@@ -2,7 +2,7 @@
 scales with round ticks, markers, the plot frame with its axes, legends, label placement, and
 the ``<figure>`` that pairs a chart with its data table. Chart definitions live in
 :mod:`generator.publish.charts` and :mod:`generator.publish.charts_accuracy`; every text goes through
-:func:`generator.publish.text.escape_md`, so data strings stay text in SVG, HTML and Markdown alike.
+:func:`_e` (HTML escaping: every chart reaches the page as one raw HTML block that Markdown leaves alone).
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import unicodedata
 
 from markupsafe import Markup
 
-from generator.publish.text import clean, escape_md
+from generator.publish.text import clean, escape_html
 
 LOG_RATIO = 20  # a value axis goes logarithmic when its largest value is this many times its smallest
 
@@ -25,8 +25,10 @@ SMALL = 10
 # -- text ---------------------------------------------------------------------------------
 
 def _e(text) -> Markup:
-    """Any text, escaped for XML, HTML and Markdown at once."""
-    return escape_md(text)
+    """Text inside a chart. A chart and its data table reach the page as one raw HTML block
+    (:func:`_figure` keeps it free of blank lines), which Markdown leaves alone: HTML escaping is
+    the context's, and Markdown's characters stay as they are (a decimal point is one byte)."""
+    return escape_html(text)
 
 
 def _text_width(text: str, size: float) -> float:

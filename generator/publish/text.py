@@ -52,6 +52,19 @@ def _escape_str(text: str) -> Markup:
     return Markup(clean(text).translate(_ESCAPES))
 
 
+def escape_html(value) -> Markup:
+    """Text for a raw HTML block (a chart and its table), which Markdown passes through untouched:
+    only HTML gives characters meaning there, attribute values included."""
+    if isinstance(value, Markup):
+        return value
+    return _escape_html_str(value if type(value) is str else str(value))
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def _escape_html_str(text: str) -> Markup:
+    return Markup(html.escape(clean(text).replace("\n", " ").replace("\t", " "), quote=True))
+
+
 def escape_title(value) -> str:
     """For page titles and descriptions that the theme inserts without escaping."""
     text = " ".join(clean(str(value)).split())
