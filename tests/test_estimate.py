@@ -712,8 +712,8 @@ def test_per_layer_table_is_stored_but_neither_read_nor_multiplied():
 def test_kv_shared_layers_are_checked():
     good = M["gemma-4-e4b"]
     engine.check_model(good)
-    for bad in ({"kv_shared_layers": 42}, {"kv_shared_sliding_layers": 36}, {"kv_shared_layers": 18, "kv_shared_sliding_layers": 10},
-                {"kv_shared_layers": 1.5}):
+    for bad in ({"kv_shared_layers": 42}, {"kv_shared_sliding_layers": 36},
+                {"kv_shared_layers": 18, "kv_shared_sliding_layers": 10}, {"kv_shared_layers": 1.5}):
         with pytest.raises(EstimateError) as exc:
             engine.check_model(dict(good, **bad))
         assert exc.value.key == "est.err.layer_kinds", bad

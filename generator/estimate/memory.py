@@ -6,7 +6,9 @@ Weights (``weights_parts``): parameters are split into token embeddings (vocab x
 output head (vocab x hidden, absent when ``tied_embeddings``), routed-expert weights of MoE
 layers and everything else. Routed experts are ``(layers - dense_layers) x experts x 3 x hidden x
 moe_intermediate_size`` when the config gives the expert size, else they follow from total P and
-active A parameters: P - A = experts_weights x (1 - k / E). Each part is stored at the bits of its
+active A parameters: P - A = experts_weights x (1 - k / E). The per-layer embedding table of Gemma 4
+E2B/E4B (vocab x layers x ``per_layer_embedding_dim``) is a part of its own, at the format's bits for
+embeddings. Each part is stored at the bits of its
 format (see ``formats.py``); k-quant mixtures add their extra bits on the share of ``attn_v`` and
 ``ffn_down`` in the linear weights, computed from the model's shapes (attention: q and o of
 heads x head_dim, k and v of kv_heads x head_dim; the gated MLP is 3 equal matrices, so down is
@@ -15,7 +17,8 @@ a third of it).
 KV cache (``kv_cache_bytes``): per token, full-attention layers hold 2 x kv_heads x head_dim
 values (with ``full_kv_heads`` and ``full_head_dim`` where the record gives the full-attention
 layers a shape of their own, and 1 x instead of 2 x where they use their keys as values,
-``full_values_from_keys``: Gemma 4), sliding-window layers hold at most ``sliding_window`` tokens, MLA layers (DeepSeek)
+``full_values_from_keys``: Gemma 4; the last ``kv_shared_layers`` keep none, reusing an earlier layer's),
+sliding-window layers hold at most ``sliding_window`` tokens, MLA layers (DeepSeek)
 hold one compressed latent of kv_lora_rank + qk_rope_head_dim values (and, with sparse attention,
 the indexer's key of index_head_dim). Times batch (concurrent sequences) and the bytes of the KV
 precision. Only attention layers count (``architecture.attention_layers``); the state layers of a

@@ -27,7 +27,8 @@ kv_factor (fitted per runtime) is how many times a step moves each byte of the c
 query head that shares a KV head (repeat_kv) and reads the copy, 2 more bytes per byte of cache for
 each such head beyond the first; llama.cpp and the serving runtimes read the shared head in place (0).
 
-Untied token embeddings are not read (one row per token). MoE: the active parameters decide the
+Untied token embeddings and the per-layer embedding table (``per_layer_embedding_dim``) are neither read
+nor multiplied (one row per token). MoE: the active parameters decide the
 bytes per token (k of E experts per token; with a batch, the expected number of distinct experts).
 Several GPUs: tensor-parallel runtimes (vLLM, SGLang, TensorRT-LLM) read 1/n of the weights on each
 GPU at once and pay two all-reduces per layer (``tp_latency_s`` each); layer-split runtimes
