@@ -668,3 +668,55 @@ def test_past_the_fold_limit_a_publishers_files_are_left_out_together(monkeypatc
                                                for m in mine)
     monkeypatch.setattr(fit_error, "MAX_FOLDS", 1)
     assert set(fit_error.held_out_folds(rows).values()) == {"fold 1"}
+
+
+# ------------------------------------------------------------------ Gemma 4 E2B/E4B: KV-shared layers, per-layer table
+
+
+def test_kv_shared_layers_keep_no_cache():
+    e4b = M["gemma-4-e4b"]  # 24 of 42 layers keep a cache: 20 windowed (512 tokens), 4 full of 2 KV heads of 512
+    context = 32768
+    by_hand = 2 * 2 * 256 * 20 * 512 + 2 * 2 * 512 * 4 * context
+    assert memory.kv_values_per_sequence(e4b, context) == by_hand
+    assert memory.kv_cache_bytes(e4b, context, 1, "f16") == by_hand * 2
+    e2b = M["gemma-4-e2b"]  # 15 of 35: 12 windowed, 3 full, one KV head
+    assert memory.kv_values_per_sequence(e2b, context) == 2 * 256 * 12 * 512 + 2 * 512 * 3 * context
+    # a decode step still reads a shared cache in every layer that attends with it: all 42 layers
+    assert memory.kv_read_values_per_sequence(e4b, context) == 2 * 2 * 256 * 35 * 512 + 2 * 2 * 512 * 7 * context
+
+
+def test_per_layer_table_is_stored_but_neither_read_nor_multiplied():
+    e4b = M["gemma-4-e4b"]
+    table = 262144 * 42 * 256
+    p = memory.param_breakdown(e4b)
+    assert p["per_layer"] == table
+    assert p["other"] == pytest.approx(7.46e9 - 262144 * 2560 - table)
+    w = memory.weights_parts(e4b, "bf16", "transformers")
+    assert w["per_layer"] == table * 2 and w["total"] == pytest.approx(7.46e9 * 2)
+    # memory: on the card with transformers; llama.cpp keeps it in host memory with the token embeddings
+    hf = memory.inference_memory(e4b, "bf16", "f16", 4096, 1, "transformers")
+    assert hf["weights_bytes"] == pytest.approx(7.46e9 * 2)
+    cpp = memory.inference_memory(e4b, "q8_0", "f16", 4096, 1, "llama.cpp")
+    assert cpp["weights_file_bytes"] == pytest.approx(7.46e9 * 8.5 / 8)
+    assert cpp["host_bytes"] == pytest.approx(table * 8.5 / 8)
+    assert cpp["weights_bytes"] == pytest.approx((7.46e9 - table) * 8.5 / 8)
+    # a decode step reads neither the table nor multiplies it
+    gpu = FIXTURE["gpus"]["rtx-4090"]
+    t = speed.decode_terms(e4b, gpu, "bf16", "f16", 1, 1, "transformers")
+    kv = memory.kv_read_values_per_sequence(e4b, 1) * 2
+    assert t["bytes_per_step"] == pytest.approx((7.46e9 - table) * 2 + kv)
+    assert speed.computed_params(e4b, p) == pytest.approx(7.46e9 - table)
+    assert t["compute_s"] == pytest.approx(2 * (7.46e9 - table) / (speed.matrix_tflops(gpu, "bf16", "transformers") * 1e12))
+
+
+def test_kv_shared_layers_are_checked():
+    good = M["gemma-4-e4b"]
+    engine.check_model(good)
+    for bad in ({"kv_shared_layers": 42}, {"kv_shared_sliding_layers": 36},
+                {"kv_shared_layers": 18, "kv_shared_sliding_layers": 10}, {"kv_shared_layers": 1.5}):
+        with pytest.raises(EstimateError) as exc:
+            engine.check_model(dict(good, **bad))
+        assert exc.value.key == "est.err.layer_kinds", bad
+    with pytest.raises(EstimateError) as exc:
+        engine.check_model(dict(good, parameters_b=2.8))  # the table alone is 2.82B
+    assert exc.value.key == "est.err.embeddings_above_params"

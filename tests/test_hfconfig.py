@@ -170,3 +170,37 @@ def test_cli_config_refuses_model_and_architecture_flags(tmp_path):
     assert rc == 2 and "leave out --layers" in err
     rc, _, err = cli("--config", str(tmp_path / "missing.json"), "--gpu", "rtx-4090")
     assert rc == 2 and "cannot read it" in err
+
+
+def test_gemma_4_e4b_config_kv_shared_layers_and_per_layer_table():
+    case = CASES["gemma-4-e4b-as-published"]
+    model = hfconfig.architecture_from_config(case["config"])
+    # the last 18 layers (3 periods of 5 windowed + 1 full) share: 15 windowed, 3 full
+    assert (model["kv_shared_layers"], model["kv_shared_sliding_layers"], model["per_layer_embedding_dim"]) == (18, 15, 256)
+    h, d, layers = 2560, 256, 42
+    sliding_attn, full_attn = 2 * h * 8 * 256 + 2 * h * 2 * 256, 2 * h * 8 * 512 + 2 * h * 2 * 512
+    attention = 35 * sliding_attn + 7 * full_attn - 15 * 2 * h * 2 * 256 - 3 * 2 * h * 2 * 512  # no k, v when shared
+    per_layer = 262144 * layers * d + h * layers * d + d + layers * (2 * h * d + h)
+    total = 262144 * h + h + attention + 2 * h * layers + layers * 3 * h * 10240 + per_layer
+    assert hfconfig.parameters_from_config(case["config"])["parameters_b"] == pytest.approx(total / 1e9, abs=1e-12)
+    assert round(total / 1e9, 2) == UPDATE.record("gemma-4-e4b")["parameters_b"]
+
+
+def test_gemma_4_e2b_double_wide_mlp_counts_on_the_shared_layers():
+    config = CASES["gemma-4-e2b-as-published"]["config"]
+    narrow = {**config, "text_config": {**config["text_config"], "use_double_wide_mlp": False}}
+    extra = hfconfig.parameters_from_config(config)["parameters_b"] - hfconfig.parameters_from_config(narrow)["parameters_b"]
+    assert extra == pytest.approx(20 * 3 * 1536 * 6144 / 1e9)
+
+
+@pytest.mark.parametrize("ident", ["gemma-4-e4b", "gemma-4-e2b"])
+def test_gemma_4_small_config_gives_its_records_estimate(ident):
+    record = GOLDEN["models"][ident]
+    model = hfconfig.model_from_config(CASES[f"{ident}-as-published"]["config"], record["parameters_b"],
+                                       record["active_parameters_b"])
+    for options in ({"weights": "q4_k_m", "runtime": "llama.cpp", "context": 32768},
+                    {"weights": "bf16", "runtime": "vllm", "context": 131072}):
+        want = engine.estimate(record, GOLDEN["gpus"]["rtx-4090"], options, GOLDEN["table"])
+        got = engine.estimate(model, GOLDEN["gpus"]["rtx-4090"], options, GOLDEN["table"])
+        for key in ("memory", "decode_tokens_per_s", "prefill_tokens_per_s", "max_context", "fits"):
+            assert got[key] == want[key], key

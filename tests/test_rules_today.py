@@ -170,6 +170,19 @@ CASES = {
         f"{MODEL_SHOWN}:19: full_head_dim: full_head_dim describes the full-attention layers beside sliding-window "
         "ones: give sliding_window and sliding_window_layers",
     ),
+    "model_kv_shared_layers_below_the_attention_layers": (
+        lambda t: write_model(t, extra="kv_shared_layers: 8\n"),
+        lambda t: write_model(t, extra="kv_shared_layers: 32\n"),
+        f"{MODEL_SHOWN}:19: kv_shared_layers: 32 KV-shared layers of 32 attention layers: at least one layer keeps "
+        "the cache they reuse",
+    ),
+    "model_kv_shared_layers_say_how_many_slide": (
+        lambda t: write_model(t, extra="sliding_window: 4096\nsliding_window_layers: 16\nkv_shared_layers: 8\n"
+                                       "kv_shared_sliding_layers: 4\n"),
+        lambda t: write_model(t, extra="sliding_window: 4096\nsliding_window_layers: 16\nkv_shared_layers: 8\n"),
+        f"{MODEL_SHOWN}:21: kv_shared_layers: with sliding-window layers, give kv_shared_sliding_layers: how many of "
+        "the KV-shared layers use the window",
+    ),
     "model_figures_are_sourced": (
         lambda t: write_model(t),
         lambda t: write_model(t, "  - https://example.org/config.json",

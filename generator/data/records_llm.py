@@ -53,8 +53,8 @@ MODEL_SOURCED = ("parameters_b", "active_parameters_b", "layers", "hidden_size",
                  "attention_heads", "kv_heads", "head_dim", "vocab_size", "tied_embeddings", "max_context", "max_context_scaled",
                  "experts", "experts_per_token", "shared_experts", "moe_intermediate_size", "dense_layers",
                  "kv_lora_rank", "qk_rope_head_dim", "sliding_window", "sliding_window_layers", "full_head_dim",
-                 "full_kv_heads", "full_values_from_keys",
-                 "release_date", "licence", "native_weights") + (
+                 "full_kv_heads", "full_values_from_keys", "kv_shared_layers", "kv_shared_sliding_layers",
+                 "per_layer_embedding_dim", "release_date", "licence", "native_weights") + (
                  "state_layers", "state_kind", "state_heads", "state_head_dim", "state_key_heads", "state_key_dim",
                  "state_groups", "state_conv_kernel", "mlp_only_layers", "mtp_layers", "index_topk", "index_heads",
                  "index_head_dim", "vision_encoder")
@@ -120,6 +120,36 @@ def rule_window_consistent(model, ctx, kp):
     if full and n is None:
         ctx.err(kp + (full[0],), f"{full[0]} describes the full-attention layers beside sliding-window ones: "
                 "give sliding_window and sliding_window_layers")
+
+
+def rule_kv_shared_layers(model, ctx, kp):
+    """KV-shared layers: fewer than the attention layers; with sliding windows, how many of them slide."""
+    shared, shared_sliding = model.get("kv_shared_layers"), model.get("kv_shared_sliding_layers")
+    layers = model.get("layers")
+    if layers is None:
+        return
+    attention = layers - (model.get("state_layers") or 0) - (model.get("mlp_only_layers") or 0)
+    window_layers = model.get("sliding_window_layers")
+    if shared_sliding is not None and shared is None:
+        ctx.err(kp + ("kv_shared_sliding_layers",), "kv_shared_sliding_layers counts some of the kv_shared_layers: "
+                "give kv_shared_layers")
+        return
+    if not shared:
+        return
+    if shared >= attention:
+        ctx.err(kp + ("kv_shared_layers",), f"{shared} KV-shared layers of {attention} attention layers: "
+                "at least one layer keeps the cache they reuse")
+        return
+    if window_layers is None:
+        if shared_sliding:
+            ctx.err(kp + ("kv_shared_sliding_layers",), "kv_shared_sliding_layers needs sliding-window layers")
+        return
+    if shared_sliding is None:
+        ctx.err(kp + ("kv_shared_layers",), "with sliding-window layers, give kv_shared_sliding_layers: how many "
+                "of the KV-shared layers use the window")
+    elif shared_sliding > min(shared, window_layers) or shared - shared_sliding > attention - window_layers:
+        ctx.err(kp + ("kv_shared_sliding_layers",), f"{shared_sliding} sliding-window layers of {shared} KV-shared "
+                f"layers do not fit {window_layers} sliding-window layers of {attention}")
 
 
 def rule_layer_kinds(model, ctx, kp):
@@ -211,6 +241,14 @@ MODEL = Record({
     "full_values_from_keys": F(Bool(), required=False,
                                doc="the full-attention layers use their keys as values and cache keys only "
                                    "(Gemma 4: attention_k_eq_v)"),
+    "kv_shared_layers": F(Number(integer=True, minimum=0, exclusive_min=False, maximum=1000), required=False,
+                          doc="the last layers, which reuse the keys and values of an earlier layer of their kind and "
+                              "keep no KV cache (Gemma 4 E2B, E4B: num_kv_shared_layers)"),
+    "kv_shared_sliding_layers": F(Number(integer=True, minimum=0, exclusive_min=False, maximum=1000), required=False,
+                                  doc="with sliding-window layers: how many of the KV-shared layers use the window"),
+    "per_layer_embedding_dim": _opt_count(100000, "width of each layer's slice of the per-layer embedding table, "
+                                          "vocab_size x layers x this, counted in parameters_b (Gemma 4 E2B, E4B: "
+                                          "hidden_size_per_layer_input)"),
     "state_layers": _opt_count(1000, "layers whose token mixer keeps a fixed-size state instead of a KV cache"),
     "state_kind": F(Enum(tuple(STATE_KINDS)), required=False, doc="the kind of those layers' state"),
     "state_heads": _opt_count(100000, "value heads of Gated DeltaNet, Mamba-2 or lightning attention"),
@@ -234,7 +272,8 @@ MODEL = Record({
                  doc="the Hugging Face repository of the weights whose config.json the record follows"),
     "notes": F(Text(max_len=1500), required=False),
     "sources": F(List(MODEL_SOURCE, min_items=1)),
-}, rules=(rule_heads_consistent, rule_experts_consistent, rule_window_consistent, rule_layer_kinds, rule_model_sourced))
+}, rules=(rule_heads_consistent, rule_experts_consistent, rule_window_consistent, rule_layer_kinds,
+                  rule_kv_shared_layers, rule_model_sourced))
 
 # ---------------------------------------------------------------- measurements
 

@@ -94,7 +94,7 @@ def check_model(model: dict) -> None:
     """The model's shape within tables.json's limits, then the rules its numbers obey together."""
     for name in ("parameters_b", "layers", "hidden_size", "attention_heads", "kv_heads", "head_dim", "vocab_size"):
         check_limit(name, model.get(name), MODEL_LIMITS[name])
-    for name in ("intermediate_size", "experts", "experts_per_token"):  # optional
+    for name in ("intermediate_size", "experts", "experts_per_token", "per_layer_embedding_dim"):  # optional
         if model.get(name) is not None:
             check_limit(name, model[name], MODEL_LIMITS[name])
     p = model["parameters_b"]
@@ -103,6 +103,7 @@ def check_model(model: dict) -> None:
     if model["attention_heads"] % model["kv_heads"]:
         raise EstimateError("est.err.heads_not_divisible")
     embeddings = model["vocab_size"] * model["hidden_size"] * (1 if model.get("tied_embeddings") else 2)
+    embeddings += model["vocab_size"] * model["layers"] * (model.get("per_layer_embedding_dim") or 0)
     if embeddings >= p * 1e9:
         raise EstimateError("est.err.embeddings_above_params")
     experts, active = model.get("experts"), model.get("active_parameters_b")
@@ -119,11 +120,18 @@ def check_model(model: dict) -> None:
 
 
 def check_layer_kinds(model: dict) -> None:
-    """State layers and MLP-only blocks within the layers; state layers of a known kind with its figures."""
+    """State layers and MLP-only blocks within the layers; state layers of a known kind with its figures;
+    KV-shared layers fewer than the attention layers, their sliding-window ones within both counts."""
     state, mlp_only = model.get("state_layers") or 0, model.get("mlp_only_layers") or 0
-    if any(not isinstance(v, int) or isinstance(v, bool) or v < 0 for v in (state, mlp_only)):
+    shared, shared_sliding = model.get("kv_shared_layers") or 0, model.get("kv_shared_sliding_layers") or 0
+    if any(not isinstance(v, int) or isinstance(v, bool) or v < 0 for v in (state, mlp_only, shared, shared_sliding)):
         raise EstimateError("est.err.layer_kinds")
     if state + mlp_only > model["layers"]:
+        raise EstimateError("est.err.layer_kinds")
+    attention = model["layers"] - state - mlp_only
+    sliding = (model.get("sliding_window_layers") or 0) if model.get("sliding_window") else 0
+    if shared and (shared >= attention or shared_sliding > min(shared, sliding)
+                   or shared - shared_sliding > attention - min(sliding, attention)):
         raise EstimateError("est.err.layer_kinds")
     if state:
         needs = STATE_KINDS.get(model.get("state_kind"))

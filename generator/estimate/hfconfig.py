@@ -27,6 +27,11 @@ What is read (a multimodal config's ``text_config`` first, then the top level):
   hybrid_override_pattern (Nemotron-H: M Mamba-2, * attention, - MLP), attn_type_list
   (MiniMax-M1: 0 lightning), full_attn_idxs (LFM2), each with its state's figures
   (linear_*, mamba_*/ssm_state_size/n_groups/conv_kernel, conv_L_cache);
+- Gemma 4's small sizes: num_kv_shared_layers as kv_shared_layers (the last layers, which reuse the
+  keys and values of the last earlier layer of their kind), with kv_shared_sliding_layers counted
+  from layer_types; hidden_size_per_layer_input as per_layer_embedding_dim (a table of
+  vocab_size x layers x that width: the engine counts its rows as vocab_size, which Gemma 4's
+  vocab_size_per_layer_input equals);
 - num_nextn_predict_layers / mtp_num_hidden_layers as mtp_layers; a vision_config makes
   vision_encoder "excluded" (the parameters counted are the language model's).
 
@@ -36,8 +41,11 @@ q_lora_rank when given, the latent's down and up projections); Gated DeltaNet's 
 Mamba-2's in_proj (hidden x (2 inner + 2 groups x d_state + heads)), convolution and out_proj;
 lightning attention's q, k, v, gate and output; a short convolution's 3 hidden in, hidden out;
 gated MLPs of 3 matrices (2 with squared ReLU, Nemotron-H), experts with their router; two norms
-per layer; embeddings and the untied head. Active parameters leave out the routed experts a
-token does not use.
+per layer; embeddings and the untied head. Gemma 4: KV-shared layers have no key and value
+projections; use_double_wide_mlp doubles their MLP's width; per-layer embeddings add their table,
+the projection of the hidden state to every layer's slice (hidden x layers x width) with its norm,
+and in each layer a gate (hidden x width) and a projection back (width x hidden) with a norm.
+Active parameters leave out the routed experts a token does not use.
 """
 from __future__ import annotations
 
@@ -234,6 +242,26 @@ def _full_attention_fields(c: dict, model: dict) -> dict:
     return out
 
 
+def _shared_kv_fields(c: dict, layers: int, attention: int) -> dict:
+    """Gemma 4 E2B/E4B: the last num_kv_shared_layers layers keep no KV cache; how many of them slide."""
+    shared = _count0(c, "num_kv_shared_layers")
+    if not shared:
+        return {}
+    if shared >= attention:
+        raise ConfigError("not_whole", "num_kv_shared_layers")
+    out = {"kv_shared_layers": shared}
+    types = c.get("layer_types")
+    if isinstance(types, list) and len(types) == layers:
+        out["kv_shared_sliding_layers"] = sum(1 for t in types[layers - shared:] if t == "sliding_attention")
+    return out
+
+
+def _per_layer_fields(c: dict, model: dict) -> dict:
+    """Gemma 4 E2B/E4B: the width of the per-layer embedding table (hidden_size_per_layer_input)."""
+    dim = _count0(c, "hidden_size_per_layer_input")
+    return {"per_layer_embedding_dim": dim} if dim else {}
+
+
 def _layer_fields(c: dict, model: dict) -> dict:
     """What the layers are: state layers and their figures, MLP-only blocks, windows, sparse
     attention's indexer and multi-token-prediction layers."""
@@ -250,6 +278,11 @@ def _layer_fields(c: dict, model: dict) -> dict:
     if window:
         out.update(sliding_window=window[0], sliding_window_layers=window[1])
         out.update(_full_attention_fields(c, model))
+    shared = _shared_kv_fields(c, layers, layers - kinds["state"] - kinds["mlp_only"])
+    if shared and not window:
+        shared.pop("kv_shared_sliding_layers", None)
+    out.update(shared)
+    out.update(_per_layer_fields(c, model))
     topk = _whole(c, "index_topk")
     if topk and model.get("kv_lora_rank"):
         out.update(index_topk=topk, index_heads=_whole(c, "index_n_heads", required=True),
@@ -296,15 +329,21 @@ def _attention_params(c: dict, m: dict) -> float:
 
 def _all_attention_params(c: dict, m: dict, attention: int) -> float:
     """Attention weights of every attention layer; full-attention layers with their own head size,
-    KV heads and no value projection where they use keys as values (Gemma 4)."""
+    KV heads and no value projection where they use keys as values, and KV-shared layers with
+    no key or value projection (Gemma 4)."""
     per = _attention_params(c, m)
-    if not any(k in m for k in ("full_head_dim", "full_kv_heads", "full_values_from_keys")):
+    shared = m.get("kv_shared_layers", 0)
+    if not shared and not any(k in m for k in ("full_head_dim", "full_kv_heads", "full_values_from_keys")):
         return attention * per
     h, heads = m["hidden_size"], m["attention_heads"]
     d, kv = m.get("full_head_dim", m["head_dim"]), m.get("full_kv_heads", m["kv_heads"])
-    full = 2 * h * heads * d + (1 if m.get("full_values_from_keys") else 2) * h * kv * d
-    sliding = m["sliding_window_layers"]
-    return sliding * per + (attention - sliding) * full
+    kv_full = (1 if m.get("full_values_from_keys") else 2) * h * kv * d
+    kv_sliding = 2 * h * m["kv_heads"] * m["head_dim"]
+    sliding = m.get("sliding_window_layers", 0) if m.get("sliding_window") else 0
+    shared_sliding = m.get("kv_shared_sliding_layers", 0)
+    full_layers = attention - sliding
+    total = sliding * per + full_layers * (2 * h * heads * d + kv_full)
+    return total - shared_sliding * kv_sliding - (shared - shared_sliding) * kv_full
 
 
 def _state_params(m: dict) -> float:
@@ -348,6 +387,11 @@ def parameters_from_config(config) -> dict:
         inactive = moe_layers * (n_exp - k) * expert
     else:
         total += mlp_layers * matrices * h * m["intermediate_size"]
+        if c.get("use_double_wide_mlp") is True:  # Gemma 4 E2B: the KV-shared layers' MLP is twice as wide
+            total += m.get("kv_shared_layers", 0) * matrices * h * m["intermediate_size"]
+    dim = m.get("per_layer_embedding_dim", 0)
+    if dim:  # the table, the model's projection to every layer's slice with its norm, each layer's gate and projection
+        total += vocab * layers * dim + h * layers * dim + dim + layers * (2 * h * dim + h)
     return {"parameters_b": total / 1e9, "active_parameters_b": (total - inactive) / 1e9}
 
 

@@ -6,7 +6,9 @@ Weights (``weights_parts``): parameters are split into token embeddings (vocab x
 output head (vocab x hidden, absent when ``tied_embeddings``), routed-expert weights of MoE
 layers and everything else. Routed experts are ``(layers - dense_layers) x experts x 3 x hidden x
 moe_intermediate_size`` when the config gives the expert size, else they follow from total P and
-active A parameters: P - A = experts_weights x (1 - k / E). Each part is stored at the bits of its
+active A parameters: P - A = experts_weights x (1 - k / E). The per-layer embedding table of Gemma 4
+E2B/E4B (vocab x layers x ``per_layer_embedding_dim``) is a part of its own, at the format's bits for
+embeddings. Each part is stored at the bits of its
 format (see ``formats.py``); k-quant mixtures add their extra bits on the share of ``attn_v`` and
 ``ffn_down`` in the linear weights, computed from the model's shapes (attention: q and o of
 heads x head_dim, k and v of kv_heads x head_dim; the gated MLP is 3 equal matrices, so down is
@@ -15,7 +17,8 @@ a third of it).
 KV cache (``kv_cache_bytes``): per token, full-attention layers hold 2 x kv_heads x head_dim
 values (with ``full_kv_heads`` and ``full_head_dim`` where the record gives the full-attention
 layers a shape of their own, and 1 x instead of 2 x where they use their keys as values,
-``full_values_from_keys``: Gemma 4), sliding-window layers hold at most ``sliding_window`` tokens, MLA layers (DeepSeek)
+``full_values_from_keys``: Gemma 4; the last ``kv_shared_layers`` keep none, reusing an earlier layer's),
+sliding-window layers hold at most ``sliding_window`` tokens, MLA layers (DeepSeek)
 hold one compressed latent of kv_lora_rank + qk_rope_head_dim values (and, with sparse attention,
 the indexer's key of index_head_dim). Times batch (concurrent sequences) and the bytes of the KV
 precision. Only attention layers count (``architecture.attention_layers``); the state layers of a
@@ -119,24 +122,31 @@ def param_breakdown(model: dict) -> dict:
     vocab, hidden, layers = model["vocab_size"], model["hidden_size"], model["layers"]
     embed = vocab * hidden
     head = 0 if model.get("tied_embeddings") else vocab * hidden
+    per_layer = per_layer_embedding_params(model)
     n_exp, k = _i(model, "experts"), _i(model, "experts_per_token")
     experts = 0.0
     if n_exp and k and n_exp > k:
         size = _i(model, "moe_intermediate_size")
         structural = (layers - _i(model, "dense_layers")) * n_exp * 3 * hidden * size
-        if 0 < structural < total - embed - head:
+        if 0 < structural < total - embed - head - per_layer:
             experts = structural
         else:
             experts = max(0.0, (total - active) / (1 - k / n_exp))
-    other = max(0.0, total - embed - head - experts)
+    other = max(0.0, total - embed - head - per_layer - experts)
     heads, kv, d = model["attention_heads"], model["kv_heads"], model["head_dim"]
     attn_layers = attention_layers(model)
     attention = attn_layers * (2 * hidden * heads * d + 2 * hidden * kv * d)
     linear = other + experts
     mlp = max(0.0, linear - attention)
     v_down = min(1.0, (mlp / 3 + attn_layers * hidden * kv * d) / linear) if linear > 0 else 0.0
-    return {"total": total, "active": active, "embed": embed, "head": head, "experts": experts,
-            "other": other, "v_down_share": v_down}
+    return {"total": total, "active": active, "embed": embed, "head": head, "per_layer": per_layer,
+            "experts": experts, "other": other, "v_down_share": v_down}
+
+
+def per_layer_embedding_params(model: dict) -> int:
+    """Parameters of the per-layer embedding table (Gemma 4 E2B and E4B: vocab_size x layers x
+    ``per_layer_embedding_dim``), counted in parameters_b; 0 without one."""
+    return model["vocab_size"] * model["layers"] * _i(model, "per_layer_embedding_dim")
 
 
 def expert_fraction(model: dict, tokens: float) -> float:
@@ -163,20 +173,33 @@ def weights_parts(model: dict, weights: str, runtime: str = "transformers") -> d
     else:
         embed_b, head_b = p["embed"] * embed_bits / 8, p["head"] * head_bits / 8
     other_b, expert_b = p["other"] * other_bits / 8, p["experts"] * expert_bits / 8
-    total = embed_b + head_b + other_b + expert_b
-    return {"embed": embed_b, "head": head_b, "other": other_b, "experts": expert_b, "total": total,
-            "bits_per_weight": total * 8 / p["total"], "params": p}
+    per_layer_b = p["per_layer"] * embed_bits / 8  # an embedding table, stored as the embeddings are
+    total = embed_b + head_b + per_layer_b + other_b + expert_b
+    return {"embed": embed_b, "head": head_b, "per_layer": per_layer_b, "other": other_b, "experts": expert_b,
+            "total": total, "bits_per_weight": total * 8 / p["total"], "params": p}
 
 
 def kv_values_per_sequence(model: dict, context: float) -> float:
-    """Values the KV cache of the attention layers holds for one sequence of ``context`` tokens."""
+    """Values the KV cache of the attention layers holds for one sequence of ``context`` tokens:
+    the layers that reuse an earlier layer's keys and values (``kv_shared_layers``) keep none."""
+    return _kv_values(model, context, cached_only=True)
+
+
+def _kv_values(model: dict, context: float, cached_only: bool) -> float:
+    """KV values of one sequence over the attention layers; with ``cached_only`` the KV-shared layers
+    (the last ``kv_shared_layers``, ``kv_shared_sliding_layers`` of them sliding-window ones) left out."""
     layers = attention_layers(model)
     if model.get("attention") == "mla" and model.get("kv_lora_rank"):
         index = _i(model, "index_head_dim") if sparse_attention(model) else 0
         return layers * (model["kv_lora_rank"] + _i(model, "qk_rope_head_dim") + index) * context
     window = _i(model, "sliding_window")
     sliding = min(layers, _i(model, "sliding_window_layers")) if window else 0
-    return (full_kv_values_per_token(model) * (layers - sliding) * context
+    full = layers - sliding
+    if cached_only:
+        shared_sliding = min(sliding, _i(model, "kv_shared_sliding_layers")) if window else 0
+        sliding -= shared_sliding
+        full -= min(full, _i(model, "kv_shared_layers") - shared_sliding)
+    return (full_kv_values_per_token(model) * full * context
             + 2 * model["kv_heads"] * model["head_dim"] * sliding * min(context, window))
 
 
@@ -191,10 +214,11 @@ def full_kv_values_per_token(model: dict) -> int:
 
 
 def kv_read_values_per_sequence(model: dict, context: float) -> float:
-    """Values of the KV cache a decode step reads for one sequence: all of it, but with sparse
-    attention the indexer keys of the whole context and the latents of at most index_topk tokens."""
+    """Values of the KV cache a decode step reads for one sequence: all of it, once per attention
+    layer (a KV-shared layer reads the cache of the layer whose keys and values it reuses), but with
+    sparse attention the indexer keys of the whole context and the latents of at most index_topk tokens."""
     if not (sparse_attention(model) and model.get("attention") == "mla" and model.get("kv_lora_rank")):
-        return kv_values_per_sequence(model, context)
+        return _kv_values(model, context, cached_only=False)  # a KV-shared layer reads its source's cache
     latent = model["kv_lora_rank"] + _i(model, "qk_rope_head_dim")
     return attention_layers(model) * (model["index_head_dim"] * context + latent * min(context, model["index_topk"]))
 
@@ -258,7 +282,8 @@ def inference_memory(model: dict, weights: str, kv_cache: str, context: int, bat
     on_gpu = layers if gpu_layers is None else max(0, min(layers, gpu_layers))
     frac = on_gpu / layers
     block = w["other"] + w["experts"]
-    embed_gpu = 0.0 if runtime == "llama.cpp" else w["embed"]
+    # llama.cpp keeps its input tables (token_embd, per_layer_token_embd) in host memory
+    embed_gpu = 0.0 if runtime == "llama.cpp" else w["embed"] + w["per_layer"]
     gpu_w = block * frac + (w["head"] if on_gpu == layers else 0.0) + embed_gpu
     host_w = w["total"] - gpu_w
     kv_all = kv_cache_bytes(model, context, batch, kv_cache)

@@ -27,7 +27,8 @@ kv_factor (fitted per runtime) is how many times a step moves each byte of the c
 query head that shares a KV head (repeat_kv) and reads the copy, 2 more bytes per byte of cache for
 each such head beyond the first; llama.cpp and the serving runtimes read the shared head in place (0).
 
-Untied token embeddings are not read (one row per token). MoE: the active parameters decide the
+Untied token embeddings and the per-layer embedding table (``per_layer_embedding_dim``) are neither read
+nor multiplied (one row per token). MoE: the active parameters decide the
 bytes per token (k of E experts per token; with a batch, the expected number of distinct experts).
 Several GPUs: tensor-parallel runtimes (vLLM, SGLang, TensorRT-LLM) read 1/n of the weights on each
 GPU at once and pay two all-reduces per layer (``tp_latency_s`` each); layer-split runtimes
@@ -223,7 +224,7 @@ def decode_terms(model: dict, gpu: dict, weights: str, kv_cache: str, context: i
     tensor_parallel = n > 1 and runtime not in LAYER_SPLIT_RUNTIMES
     bw = gpu["memory_bandwidth_gbs"] * 1e9
     p = w["params"]
-    flops = 2 * max(p["active"] - (0 if model.get("tied_embeddings") else p["embed"]), 0) * batch
+    flops = 2 * computed_params(model, p) * batch
     tflops = matrix_tflops(gpu, weights, runtime, runtime_version) * 1e12
     kv_s = kv * frac / bw / (n if tensor_parallel else 1)
     runs, syncs = module_runs(model, weights, batch, runtime_paths(runtime, runtime_version))
@@ -234,6 +235,12 @@ def decode_terms(model: dict, gpu: dict, weights: str, kv_cache: str, context: i
             "compute_s": flops / tflops / (n if tensor_parallel else 1) if tflops > 0 else 0.0,
             "comm_s": 2 * model["layers"] * k["tp_latency_s"] if tensor_parallel else 0.0,
             "batch": batch, "layers": model["layers"], "bytes_per_step": gpu_bytes + cpu_bytes}
+
+
+def computed_params(model: dict, p: dict) -> float:
+    """Parameters a token multiplies: the active ones less the tables it only looks a row up in
+    (untied token embeddings, the per-layer embedding table)."""
+    return max(p["active"] - (0 if model.get("tied_embeddings") else p["embed"]) - p["per_layer"], 0)
 
 
 def query_group(model: dict) -> float:
@@ -277,7 +284,7 @@ def prefill_terms(model: dict, gpu: dict, weights: str, context: int, batch: int
     frac, head_on_gpu = _split(model, w, gpu_layers)
     tokens = context * batch
     p = w["params"]
-    flops = 2 * max(p["active"] - (0 if model.get("tied_embeddings") else p["embed"]), 0) * tokens
+    flops = 2 * computed_params(model, p) * tokens
     flops += batch * attention_flops(model, context)
     # the routed experts' share: small matrix products per expert, slower than the dense ones
     # by the fitted factor moe_prefill

@@ -67,13 +67,14 @@ export function checkModel(model) {
   for (const name of ["parameters_b", "layers", "hidden_size", "attention_heads", "kv_heads", "head_dim", "vocab_size"]) {
     checkLimit(name, model[name], MODEL_LIMITS[name]);
   }
-  for (const name of ["intermediate_size", "experts", "experts_per_token"]) { // optional
+  for (const name of ["intermediate_size", "experts", "experts_per_token", "per_layer_embedding_dim"]) { // optional
     if (given(model[name])) checkLimit(name, model[name], MODEL_LIMITS[name]);
   }
   const p = model.parameters_b;
   if (model.kv_heads > model.attention_heads) throw new EstimateError("est.err.kv_heads_above_heads");
   if (model.attention_heads % model.kv_heads) throw new EstimateError("est.err.heads_not_divisible");
-  const embeddings = model.vocab_size * model.hidden_size * (model.tied_embeddings ? 1 : 2);
+  const embeddings = model.vocab_size * model.hidden_size * (model.tied_embeddings ? 1 : 2)
+    + model.vocab_size * model.layers * (model.per_layer_embedding_dim || 0);
   if (embeddings >= p * 1e9) throw new EstimateError("est.err.embeddings_above_params");
   const experts = model.experts, active = model.active_parameters_b;
   if (given(experts)) {
@@ -87,13 +88,19 @@ export function checkModel(model) {
   checkLayerKinds(model);
 }
 
-/** State layers and MLP-only blocks within the layers; state layers of a known kind with its figures. */
+/** State layers and MLP-only blocks within the layers; state layers of a known kind with its figures;
+ * KV-shared layers fewer than the attention layers, their sliding-window ones within both counts. */
 export function checkLayerKinds(model) {
   const count = (name) => model[name] || 0;
-  for (const name of ["state_layers", "mlp_only_layers"]) {
+  for (const name of ["state_layers", "mlp_only_layers", "kv_shared_layers", "kv_shared_sliding_layers"]) {
     if (given(model[name]) && !(Number.isInteger(model[name]) && model[name] >= 0)) throw new EstimateError("est.err.layer_kinds");
   }
   if (count("state_layers") + count("mlp_only_layers") > model.layers) throw new EstimateError("est.err.layer_kinds");
+  const attention = model.layers - count("state_layers") - count("mlp_only_layers");
+  const sliding = model.sliding_window ? count("sliding_window_layers") : 0;
+  const shared = count("kv_shared_layers"), sharedSliding = count("kv_shared_sliding_layers");
+  if (shared && (shared >= attention || sharedSliding > Math.min(shared, sliding)
+    || shared - sharedSliding > attention - Math.min(sliding, attention))) throw new EstimateError("est.err.layer_kinds");
   if (count("state_layers")) {
     const needs = Object.hasOwn(STATE_KINDS, model.state_kind) ? STATE_KINDS[model.state_kind] : null;
     const ok = (v) => Number.isInteger(v) && v > 0 && v <= TABLES.state.max_figure;

@@ -116,6 +116,19 @@ function fullAttentionFields(c, model) {
   return out;
 }
 
+/** Gemma 4 E2B/E4B: the last num_kv_shared_layers layers keep no KV cache; how many of them slide (hfconfig.py). */
+function sharedKvFields(c, layers, attention) {
+  const shared = count0(c, "num_kv_shared_layers");
+  if (!shared) return {};
+  if (shared >= attention) throw new ConfigError("not_whole", "num_kv_shared_layers");
+  const out = { kv_shared_layers: shared };
+  const types = c.layer_types;
+  if (Array.isArray(types) && types.length === layers) {
+    out.kv_shared_sliding_layers = countOf(types.slice(layers - shared), "sliding_attention");
+  }
+  return out;
+}
+
 /** The engine's fields of the model a config describes, parameters aside. */
 export function architectureFromConfig(config) {
   const c = flat(config);
@@ -166,6 +179,11 @@ export function architectureFromConfig(config) {
     model.sliding_window = w[0]; model.sliding_window_layers = w[1];
     Object.assign(model, fullAttentionFields(c, model));
   }
+  const shared = sharedKvFields(c, layers, layers - kinds.state - kinds.mlp_only);
+  if (!w) delete shared.kv_shared_sliding_layers;
+  Object.assign(model, shared);
+  const perLayerDim = count0(c, "hidden_size_per_layer_input"); // Gemma 4 E2B/E4B: the per-layer embedding table's width
+  if (perLayerDim) model.per_layer_embedding_dim = perLayerDim;
   const topk = whole(c, ["index_topk"]);
   if (topk && rank) {
     Object.assign(model, { index_topk: topk, index_heads: whole(c, ["index_n_heads"], { required: true }),
@@ -192,15 +210,19 @@ function attentionParams(c, m) {
   return 2 * h * heads * m.head_dim + 2 * h * m.kv_heads * m.head_dim;
 }
 
-/** Attention weights of every attention layer, full-attention layers with their own shapes (hfconfig.py). */
+/** Attention weights of every attention layer, full-attention layers with their own shapes, KV-shared layers
+ * without key and value projections (hfconfig.py). */
 function allAttentionParams(c, m, attention) {
   const per = attentionParams(c, m);
-  if (!["full_head_dim", "full_kv_heads", "full_values_from_keys"].some((k) => k in m)) return attention * per;
+  const shared = m.kv_shared_layers || 0;
+  if (!shared && !["full_head_dim", "full_kv_heads", "full_values_from_keys"].some((k) => k in m)) return attention * per;
   const h = m.hidden_size, heads = m.attention_heads;
   const d = m.full_head_dim ?? m.head_dim, kv = m.full_kv_heads ?? m.kv_heads;
-  const full = 2 * h * heads * d + (m.full_values_from_keys ? 1 : 2) * h * kv * d;
-  const sliding = m.sliding_window_layers;
-  return sliding * per + (attention - sliding) * full;
+  const kvFull = (m.full_values_from_keys ? 1 : 2) * h * kv * d, kvSliding = 2 * h * m.kv_heads * m.head_dim;
+  const sliding = m.sliding_window ? m.sliding_window_layers || 0 : 0;
+  const sharedSliding = m.kv_shared_sliding_layers || 0;
+  const total = sliding * per + (attention - sliding) * (2 * h * heads * d + kvFull);
+  return total - sharedSliding * kvSliding - (shared - sharedSliding) * kvFull;
 }
 
 function stateParams(m) {
@@ -242,7 +264,11 @@ export function parametersFromConfig(config) {
     inactive = moeLayers * (nExp - k) * expert;
   } else {
     total += mlpLayers * matrices * h * m.intermediate_size;
+    // Gemma 4 E2B: the KV-shared layers' MLP is twice as wide
+    if (c.use_double_wide_mlp === true) total += (m.kv_shared_layers || 0) * matrices * h * m.intermediate_size;
   }
+  const dim = m.per_layer_embedding_dim || 0;
+  if (dim) total += vocab * layers * dim + h * layers * dim + dim + layers * (2 * h * dim + h);
   return { parameters_b: total / 1e9, active_parameters_b: (total - inactive) / 1e9 };
 }
 

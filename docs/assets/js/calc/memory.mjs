@@ -12,22 +12,28 @@ export function paramBreakdown(model) {
   const vocab = model.vocab_size, hidden = model.hidden_size, layers = model.layers;
   const embed = vocab * hidden;
   const head = model.tied_embeddings ? 0 : vocab * hidden;
+  const perLayer = perLayerEmbeddingParams(model);
   const nExp = num(model, "experts"), k = num(model, "experts_per_token");
   let experts = 0;
   if (nExp && k && nExp > k) {
     const size = num(model, "moe_intermediate_size");
     const structural = (layers - num(model, "dense_layers")) * nExp * 3 * hidden * size;
-    if (structural > 0 && structural < total - embed - head) experts = structural;
+    if (structural > 0 && structural < total - embed - head - perLayer) experts = structural;
     else experts = Math.max(0, (total - active) / (1 - k / nExp));
   }
-  const other = Math.max(0, total - embed - head - experts);
+  const other = Math.max(0, total - embed - head - perLayer - experts);
   const heads = model.attention_heads, kv = model.kv_heads, d = model.head_dim;
   const attnLayers = attentionLayers(model);
   const attention = attnLayers * (2 * hidden * heads * d + 2 * hidden * kv * d);
   const linear = other + experts;
   const mlp = Math.max(0, linear - attention);
   const vDown = linear > 0 ? Math.min(1, (mlp / 3 + attnLayers * hidden * kv * d) / linear) : 0;
-  return { total, active, embed, head, experts, other, v_down_share: vDown };
+  return { total, active, embed, head, per_layer: perLayer, experts, other, v_down_share: vDown };
+}
+
+/** Parameters of the per-layer embedding table, vocab x layers x per_layer_embedding_dim (memory.py). */
+export function perLayerEmbeddingParams(model) {
+  return model.vocab_size * model.layers * num(model, "per_layer_embedding_dim");
 }
 
 export function expertFraction(model, tokens) {
@@ -51,19 +57,34 @@ export function weightsParts(model, weights, runtime = "transformers") {
   if (model.tied_embeddings) { embedB = 0; headB = p.embed * headBits / 8; }
   else { embedB = p.embed * embedBits / 8; headB = p.head * headBits / 8; }
   const otherB = p.other * otherBits / 8, expertB = p.experts * expertBits / 8;
-  const total = embedB + headB + otherB + expertB;
-  return { embed: embedB, head: headB, other: otherB, experts: expertB, total, bits_per_weight: total * 8 / p.total, params: p };
+  const perLayerB = p.per_layer * embedBits / 8; // an embedding table, stored as the embeddings are
+  const total = embedB + headB + perLayerB + otherB + expertB;
+  return {
+    embed: embedB, head: headB, per_layer: perLayerB, other: otherB, experts: expertB, total,
+    bits_per_weight: total * 8 / p.total, params: p,
+  };
 }
 
+/** Values the KV cache holds for one sequence: the KV-shared layers keep none (memory.py). */
 export function kvValuesPerSequence(model, context) {
+  return kvValues(model, context, true);
+}
+
+function kvValues(model, context, cachedOnly) {
   const layers = attentionLayers(model);
   if (isMla(model)) {
     const index = sparseAttention(model) ? num(model, "index_head_dim") : 0;
     return layers * (model.kv_lora_rank + num(model, "qk_rope_head_dim") + index) * context;
   }
   const window = num(model, "sliding_window");
-  const sliding = window ? Math.min(layers, num(model, "sliding_window_layers")) : 0;
-  return fullKvValuesPerToken(model) * (layers - sliding) * context
+  let sliding = window ? Math.min(layers, num(model, "sliding_window_layers")) : 0;
+  let full = layers - sliding;
+  if (cachedOnly) {
+    const sharedSliding = window ? Math.min(sliding, num(model, "kv_shared_sliding_layers")) : 0;
+    sliding -= sharedSliding;
+    full -= Math.min(full, num(model, "kv_shared_layers") - sharedSliding);
+  }
+  return fullKvValuesPerToken(model) * full * context
     + 2 * model.kv_heads * model.head_dim * sliding * Math.min(context, window);
 }
 
@@ -76,7 +97,7 @@ export function fullKvValuesPerToken(model) {
 
 /** Values a decode step reads for one sequence: with sparse attention, every indexer key and at most index_topk latents. */
 export function kvReadValuesPerSequence(model, context) {
-  if (!(sparseAttention(model) && isMla(model))) return kvValuesPerSequence(model, context);
+  if (!(sparseAttention(model) && isMla(model))) return kvValues(model, context, false); // shared layers read their source's cache
   const latent = model.kv_lora_rank + num(model, "qk_rope_head_dim");
   return attentionLayers(model) * (model.index_head_dim * context + latent * Math.min(context, model.index_topk));
 }
@@ -125,7 +146,7 @@ export function inferenceMemory(model, weights, kvCache, context, batch, runtime
   const onGpu = gpuLayers === null || gpuLayers === undefined ? layers : Math.max(0, Math.min(layers, gpuLayers));
   const frac = onGpu / layers;
   const block = w.other + w.experts;
-  const embedGpu = runtime === "llama.cpp" ? 0 : w.embed;
+  const embedGpu = runtime === "llama.cpp" ? 0 : w.embed + w.per_layer; // llama.cpp keeps its input tables on the host
   const gpuW = block * frac + (onGpu === layers ? w.head : 0) + embedGpu;
   const hostW = w.total - gpuW;
   const kvAll = kvCacheBytes(model, context, batch, kvCache);

@@ -92,7 +92,7 @@ export function decodeTerms(model, gpu, weights, kvCache, context, batch, runtim
   const tp = n > 1 && !LAYER_SPLIT_RUNTIMES.includes(runtime);
   const bw = gpu.memory_bandwidth_gbs * 1e9;
   const p = w.params;
-  const flops = 2 * Math.max(p.active - (model.tied_embeddings ? 0 : p.embed), 0) * batch;
+  const flops = 2 * computedParams(model, p) * batch;
   const tflops = matrixTflops(gpu, weights, runtime) * 1e12;
   const kvS = kv * frac / bw / (tp ? n : 1);
   const [runs, syncs] = moduleRuns(model, weights, batch, runtimePaths(runtime, runtimeVersion));
@@ -106,6 +106,11 @@ export function decodeTerms(model, gpu, weights, kvCache, context, batch, runtim
     comm_s: tp ? 2 * model.layers * k.tp_latency_s : 0,
     batch, layers: model.layers, bytes_per_step: gpuBytes + cpuBytes,
   };
+}
+
+/** Parameters a token multiplies: the active ones less the tables it only looks a row up in (speed.py). */
+export function computedParams(model, p) {
+  return Math.max(p.active - (model.tied_embeddings ? 0 : p.embed) - p.per_layer, 0);
 }
 
 export function queryGroup(model) {
@@ -146,7 +151,7 @@ export function prefillTerms(model, gpu, weights, context, batch, runtime, gpus 
   const [frac, headOnGpu] = split(model, gpuLayers);
   const tokens = context * batch;
   const p = w.params;
-  let flops = 2 * Math.max(p.active - (model.tied_embeddings ? 0 : p.embed), 0) * tokens;
+  let flops = 2 * computedParams(model, p) * tokens;
   flops += batch * attentionFlops(model, context);
   // the routed experts' share: slower than the dense matrix products by the fitted moe_prefill
   const nExp = model.experts || 0, perToken = model.experts_per_token || 0;
