@@ -98,18 +98,27 @@ def held_out_folds(measurements, revisions=(), gpus: dict | None = None) -> dict
     return {f: fold[p] for f, p in publisher.items()}
 
 
+def prepare(models: dict, gpus: dict, measurements: list) -> tuple[list, list]:
+    """The speed point and the peak-memory inputs of each measurement (None where it has none), in
+    order: what every fold's refit reads of the results it keeps."""
+    return ([speed_point(m, models, gpus) for m in measurements], [peak_inputs(m, models, gpus) for m in measurements])
+
+
 def held_out_sources(models: dict, gpus: dict, measurements, revisions=()) -> list[str]:
     """The folds :func:`held_out_errors` is run for, sorted (see ``held_out_folds``)."""
     return sorted(set(held_out_folds(measurements, revisions, gpus).values()))
 
 
-def held_out_errors(models: dict, gpus: dict, measurements, revisions, source: str, constants: dict | None = None) -> list:
+def held_out_errors(models: dict, gpus: dict, measurements, revisions, source: str, constants: dict | None = None,
+                    prepared: tuple[list, list] | None = None) -> list:
     """[metric, runtime, abs % error] of every result of the fold ``source`` (a file, see
     ``held_out_folds``) the engine can predict, with the constants fitted on every other fold.
     Exact shortcuts: a part of the constants (speed, memory, relative training) the left-out fold
     gives no input to is the full fit's (``constants``), so a file of training results alone
     costs no speed fit; and of the speed constants only the keys the fold's results read (``*``,
-    their runtimes, backends and kernels) are refitted, the others not being read by them."""
+    their runtimes, backends and kernels) are refitted, the others not being read by them.
+    ``prepared``: the speed points and peak-memory inputs of ``measurements``, in their order (see
+    :func:`prepare`), which every fold reads alike; computed here when not given."""
     measurements = list(measurements)
     folds = held_out_folds(measurements, revisions, gpus)
     files = {f for f, fold in folds.items() if fold == source}
@@ -120,12 +129,15 @@ def held_out_errors(models: dict, gpus: dict, measurements, revisions, source: s
         c = fit_constants(models, gpus, keep, keep_revs)
     else:
         c = dict(constants)
-        chains = {k for p in (speed_point(m, models, gpus) for m in mine) if p is not None for k in p["keys"]}
+        speed_pts, peak_pts = prepared or prepare(models, gpus, measurements)
+        left_out = [source_of(m) in files for m in measurements]
+        chains = {k for p, out in zip(speed_pts, left_out, strict=True) if out and p is not None for k in p["keys"]}
         if chains:
             # the left-out results read the constants of their own keys alone: those are refitted
-            c["speed"] = fit_speed([p for p in (speed_point(m, models, gpus) for m in keep) if p is not None], chains)
-        if any(peak_inputs(m, models, gpus) is not None for m in mine):
-            c["memory"] = fit_memory([x for x in (peak_inputs(m, models, gpus) for m in keep) if x is not None])
+            c["speed"] = fit_speed([p for p, out in zip(speed_pts, left_out, strict=True) if not out and p is not None],
+                                   chains)
+        if any(x is not None for x, out in zip(peak_pts, left_out, strict=True) if out):
+            c["memory"] = fit_memory([x for x, out in zip(peak_pts, left_out, strict=True) if not out and x is not None])
         if REVISIONS_SOURCE in files or relative_groups(mine, (), gpus):
             c["relative"] = fit_relative(relative_groups(keep, keep_revs, gpus), gpus)
     # the rows of the fold itself (and, for the revisions, their tables) predicted with them
@@ -148,9 +160,12 @@ def accuracy(models: dict, gpus: dict, measurements, revisions=(), constants: di
     constants = constants or fit_constants(models, gpus, measurements, revisions)
     inside = _errors(models, gpus, measurements, revisions, constants)
     loso = []
+    prepared = None
     for source in held_out_sources(models, gpus, measurements, revisions):
         def make(source=source):
-            return held_out_errors(models, gpus, measurements, revisions, source, constants)
+            nonlocal prepared
+            prepared = prepared or prepare(models, gpus, measurements)
+            return held_out_errors(models, gpus, measurements, revisions, source, constants, prepared)
         loso.extend((e[0], e[1], source, e[2]) for e in (held_out(source, make) if held_out else make()))
     table: dict[str, dict] = {}
     for metric in METRICS:

@@ -157,19 +157,70 @@ def resolve(speed: dict, keys) -> dict:
     return out
 
 
-def _loss(points, k: dict, kind: str = "squared") -> float:
-    """Sum over the points of the log ratio predicted / measured, ``squared``, ``absolute``, or
-    ``huber`` (squared up to HUBER, linear beyond)."""
-    s = 0.0
+def _prefill_row(t: dict) -> tuple | None:
+    """What :func:`prefill_from_terms` reads of a prefill's terms, in a tuple (None: no matrix throughput)."""
+    if t["compute_s"] is None:
+        return None
+    return (t["compute_s"], t["expert_s"], t["mem_s"], t["pcie_s"], t["comm_s"], t["layer_passes"], t["tokens"])
+
+
+def _rows(points) -> tuple[list, list]:
+    """The points as the loss reads them: (decode rows, prefill rows), each a tuple of the terms
+    its formula reads and the measured log value. A search evaluates its loss thousands of times
+    over the same points; reading tuples instead of dicts makes that several times faster."""
+    dec, pre = [], []
     for p in points:
+        t = p["terms"]
         if p["metric"] == "decode_tokens_per_s":
-            pred = whole_call(decode_from_terms(p["terms"], k), p, k)
+            prompt = _prefill_row(p["prompt"]) if p.get("generated") else None
+            dec.append((t["mem_s"], t["kv_s"], t["kv_copy_s"], t["cpu_s"], t["compute_s"], t.get("expert_runs", 0.0),
+                        t.get("sync_calls", 0.0), t["layers"], t["comm_s"], t["batch"],
+                        t["batch"] * p["generated"] if prompt else 0, p["prompt"]["tokens"] if prompt else 0, prompt,
+                        p["log_value"]))
         else:
-            pred = prefill_from_terms(p["terms"], k)
+            pre.append((_prefill_row(t), p["log_value"]))
+    return dec, pre
+
+
+def _prefill_rate(r: tuple | None, moe_prefill: float, eff_compute: float, eff_bw: float, per_layer: float):
+    """:func:`generator.estimate.speed.prefill_from_terms` on a row of :func:`_prefill_row` (the same arithmetic)."""
+    if r is None:
+        return None
+    compute_s, expert_s, mem_s, pcie_s, comm_s, layer_passes, tokens = r
+    time = max((compute_s + expert_s * moe_prefill) / eff_compute, mem_s / eff_bw) + pcie_s + comm_s
+    time += layer_passes * per_layer
+    return tokens / time if time > 0 else 0.0
+
+
+def _loss(rows: tuple[list, list], k: dict, kind: str = "squared") -> float:
+    """Sum over the points (as :func:`_rows` gives them) of the log ratio predicted / measured,
+    ``squared``, ``absolute``, or ``huber`` (squared up to HUBER, linear beyond). The predictions
+    are :func:`generator.estimate.speed.decode_from_terms` (timed over the whole call where the
+    point was, :func:`whole_call`) and ``prefill_from_terms``, computed the same way."""
+    kv_factor, eff_bw, eff_cpu, eff_compute = k["kv_factor"], k["eff_bw"], k["eff_cpu"], k["eff_compute"]
+    per_expert, per_sync, overhead, per_layer = (k["overhead_s_per_expert"], k["overhead_s_per_sync"], k["overhead_s"],
+                                                 k["overhead_s_per_layer"])
+    moe_prefill = k["moe_prefill"]
+    preds = []
+    for (mem_s, kv_s, kv_copy_s, cpu_s, compute_s, expert_runs, sync_calls, layers, comm_s, batch, tokens, prompt_tokens,
+         prompt, log_value) in rows[0]:
+        mem = mem_s + (kv_factor - 1) * kv_s + kv_copy_s
+        step = max(mem / eff_bw + cpu_s / eff_cpu, compute_s / eff_compute)
+        paths = per_expert * expert_runs + per_sync * sync_calls
+        rate = batch / (step + overhead + per_layer * layers + paths + comm_s)
+        if prompt is not None and rate and rate > 0:
+            prompt_rate = _prefill_rate(prompt, moe_prefill, eff_compute, eff_bw, per_layer)
+            if prompt_rate:
+                rate = tokens / (prompt_tokens / prompt_rate + tokens / rate)
+        preds.append((rate, log_value))
+    for row, log_value in rows[1]:
+        preds.append((_prefill_rate(row, moe_prefill, eff_compute, eff_bw, per_layer), log_value))
+    s = 0.0
+    for pred, log_value in preds:
         if not pred or pred <= 0:
             s += 1e6
             continue
-        e = abs(math.log(pred) - p["log_value"])
+        e = abs(math.log(pred) - log_value)
         s += e if kind == "absolute" else e * e if kind == "squared" or e < HUBER else HUBER * (2 * e - HUBER)
     return s
 
@@ -203,7 +254,8 @@ def _fit_kernel(points, base: dict) -> dict:
     chosen = pre if len(pre) >= MIN_GROUP else [p for p in points if p["metric"] == "decode_tokens_per_s"]
     if len(chosen) < MIN_GROUP:
         return {}
-    x = _search(lambda v: _loss(chosen, {**base, "eff_compute": math.exp(v[0])}, "huber"), [math.log(base["eff_compute"])],
+    rows = _rows(chosen)
+    x = _search(lambda v: _loss(rows, {**base, "eff_compute": math.exp(v[0])}, "huber"), [math.log(base["eff_compute"])],
                 [0.5], [math.log(0.002)], [math.log(1.5)])
     return {"eff_compute": round(math.exp(x[0]), 4)}
 
@@ -216,18 +268,20 @@ def _fit_key(points, base: dict, per_runtime: bool = True) -> dict:
     dec = [p for p in points if p["metric"] == "decode_tokens_per_s"]
     out = {}
     k = dict(base)
+    pre_rows = _rows(pre)
 
     def fit_pre():
         if len(pre) >= MIN_GROUP:
-            x = _search(lambda v: _loss(pre, {**k, "eff_compute": math.exp(v[0])}), [math.log(k["eff_compute"])], [0.5],
+            x = _search(lambda v: _loss(pre_rows, {**k, "eff_compute": math.exp(v[0])}), [math.log(k["eff_compute"])], [0.5],
                         [math.log(0.01)], [math.log(1.5)])
             k["eff_compute"] = out["eff_compute"] = round(math.exp(x[0]), 4)
 
     fit_pre()
     moe = [p for p in pre if p["terms"].get("expert_s")]
     if len(moe) >= MIN_GROUP:
-        x = _search(lambda v: _loss(moe, {**k, "moe_prefill": math.exp(v[0])}, "absolute"), [math.log(k["moe_prefill"])], [0.5],
-                    [0.0], [math.log(20.0)])
+        moe_rows = _rows(moe)
+        x = _search(lambda v: _loss(moe_rows, {**k, "moe_prefill": math.exp(v[0])}, "absolute"),
+                    [math.log(k["moe_prefill"])], [0.5], [0.0], [math.log(20.0)])
         k["moe_prefill"] = out["moe_prefill"] = round(math.exp(x[0]), 4)
         fit_pre()
     if len(dec) >= MIN_GROUP:
@@ -251,7 +305,8 @@ def _fit_key(points, base: dict, per_runtime: bool = True) -> dict:
         def unpack(v):
             return {n: math.exp(x) if n == "eff_bw" else x / scale[n] for n, x in zip(names, v, strict=True)}
 
-        x = _search(lambda v: _loss(dec, {**k, **unpack(v)}, "huber"),
+        dec_rows = _rows(dec)
+        x = _search(lambda v: _loss(dec_rows, {**k, **unpack(v)}, "huber"),
                     [math.log(k[n]) if n == "eff_bw" else k[n] * scale[n] for n in names], [step[n] for n in names],
                     [lo[n] for n in names], [hi[n] for n in names])
         digits = {"eff_bw": 4, "overhead_s": 7, "overhead_s_per_layer": 9, "kv_factor": 3, "overhead_s_per_expert": 9,
