@@ -54,7 +54,8 @@ def _escape_str(text: str) -> Markup:
 
 def escape_html(value) -> Markup:
     """Text for a raw HTML block (a chart and its table), which Markdown passes through untouched:
-    only HTML gives characters meaning there, attribute values included."""
+    the characters HTML gives a meaning to, attribute values included, and braces (no data string
+    reads as template syntax anywhere, as with :func:`escape_md`)."""
     if isinstance(value, Markup):
         return value
     return _escape_html_str(value if type(value) is str else str(value))
@@ -62,7 +63,11 @@ def escape_html(value) -> Markup:
 
 @functools.lru_cache(maxsize=1 << 17)
 def _escape_html_str(text: str) -> Markup:
-    return Markup(html.escape(clean(text).replace("\n", " ").replace("\t", " "), quote=True))
+    return Markup(html.escape(clean(text).translate(_HTML_EXTRA), quote=True).translate(_BRACES))
+
+
+_HTML_EXTRA = {ord("\n"): " ", ord("\t"): " "}
+_BRACES = {ord("{"): "&#123;", ord("}"): "&#125;"}
 
 
 def escape_title(value) -> str:
