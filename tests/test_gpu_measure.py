@@ -34,7 +34,8 @@ def test_every_catalogue_model_gets_a_configuration_or_a_reason():
         "gpt-oss-20b", "granite-4-0-h-small", "granite-4-0-h-tiny", "kimi-k2", "kimi-k2-0905", "kimi-k2-thinking",
         "kimi-linear-48b-a3b",
         "lfm2-1-2b", "lfm2-350m", "llama-4-maverick", "llama-4-scout", "minimax-m1", "minimax-m2", "ministral-3-3b",
-        "nemotron-3-nano-30b-a3b", "nemotron-nano-9b-v2", "olmo-2-13b", "olmo-2-32b", "olmo-2-7b", "qwen3-5-27b",
+        "nemotron-3-nano-30b-a3b", "nemotron-nano-9b-v2", "olmo-2-13b", "olmo-2-32b", "olmo-2-7b", "olmo-3-32b", "olmo-3-7b",
+        "qwen3-5-27b",
         "qwen3-5-35b-a3b", "qwen3-5-397b-a17b", "qwen3-5-4b", "qwen3-5-9b", "qwen3-next-80b-a3b",
         "qwen3-next-80b-a3b-thinking", "seed-oss-36b", "smollm3-3b"}, sorted(refused)
     assert refused["deepseek-v3"].startswith("deepseek-v3: multi-head latent attention")
