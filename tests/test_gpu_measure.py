@@ -31,10 +31,11 @@ def test_every_catalogue_model_gets_a_configuration_or_a_reason():
         "deepseek-v3-2-exp", "ernie-4-5-21b-a3b", "ernie-4-5-300b-a47b",
         "gemma-3n-e2b", "gemma-3n-e4b", "gemma-4-26b-a4b", "gemma-4-31b",
         "glm-4-5", "glm-4-5-air", "glm-4-6", "glm-4-7", "glm-4-7-flash", "gpt-oss-120b",
-        "gpt-oss-20b", "granite-4-0-h-small", "granite-4-0-h-tiny", "kimi-k2", "kimi-k2-0905", "kimi-k2-thinking",
+        "gpt-oss-20b", "granite-4-0-h-small", "granite-4-0-h-tiny", "hunyuan-a13b", "kimi-k2", "kimi-k2-0905", "kimi-k2-thinking",
         "kimi-linear-48b-a3b",
         "lfm2-1-2b", "lfm2-350m", "llama-4-maverick", "llama-4-scout", "minimax-m1", "minimax-m2", "ministral-3-3b",
-        "nemotron-3-nano-30b-a3b", "nemotron-nano-9b-v2", "olmo-2-13b", "olmo-2-32b", "olmo-2-7b", "qwen3-5-27b",
+        "nemotron-3-nano-30b-a3b", "nemotron-nano-9b-v2", "olmo-2-13b", "olmo-2-32b", "olmo-2-7b", "olmo-3-32b", "olmo-3-7b",
+        "qwen3-5-27b",
         "qwen3-5-35b-a3b", "qwen3-5-397b-a17b", "qwen3-5-4b", "qwen3-5-9b", "qwen3-next-80b-a3b",
         "qwen3-next-80b-a3b-thinking", "seed-oss-36b", "smollm3-3b"}, sorted(refused)
     assert refused["deepseek-v3"].startswith("deepseek-v3: multi-head latent attention")
