@@ -29,7 +29,7 @@ def test_every_catalogue_model_gets_a_configuration_or_a_reason():
     assert set(refused) == {
         "deepseek-r1", "deepseek-r1-0528", "deepseek-v3", "deepseek-v3-1", "deepseek-v3-1-terminus", "deepseek-v3-2",
         "deepseek-v3-2-exp", "ernie-4-5-21b-a3b", "ernie-4-5-300b-a47b",
-        "gemma-3n-e2b", "gemma-3n-e4b", "gemma-4-26b-a4b", "gemma-4-31b",
+        "gemma-3n-e2b", "gemma-3n-e4b", "gemma-4-26b-a4b", "gemma-4-31b", "gemma-4-e2b", "gemma-4-e4b",
         "glm-4-5", "glm-4-5-air", "glm-4-6", "glm-4-7", "glm-4-7-flash", "gpt-oss-120b",
         "gpt-oss-20b", "granite-4-0-h-small", "granite-4-0-h-tiny", "hunyuan-a13b", "kimi-k2", "kimi-k2-0905", "kimi-k2-thinking",
         "kimi-linear-48b-a3b",
