@@ -139,3 +139,12 @@ def test_a_module_the_minifier_cannot_read_names_its_file(tmp_path):
     reuse.MINIFIED.clear()
     with pytest.raises(MinifyFailed, match=r"broken\.mjs: the JavaScript minifier cannot read this module: .*line 1"):
         shipped_modules(static, TEMPLATES)
+
+
+@pytest.mark.parametrize("text", ["", "not json", '{"key": "minified modules 1", "answers": 3}', "[1, 2]"])
+def test_a_kept_file_that_cannot_be_used_is_worked_out_again(tmp_path, text, shipped):
+    (tmp_path / assets.MINIFIED_FILE).write_text(text, encoding="utf-8")
+    reuse.MINIFIED.clear()
+    assert shipped_modules(STATIC, TEMPLATES, tmp_path) == shipped
+    kept = json.loads((tmp_path / assets.MINIFIED_FILE).read_text(encoding="utf-8"))
+    assert sorted(kept["answers"].values()) == sorted(data.decode("utf-8") for data in shipped.values())
