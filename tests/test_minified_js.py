@@ -156,3 +156,9 @@ def test_a_kept_file_that_cannot_be_used_is_worked_out_again(tmp_path, text, shi
     assert shipped_modules(STATIC, TEMPLATES, tmp_path) == shipped
     kept = json.loads((tmp_path / assets.MINIFIED_FILE).read_text(encoding="utf-8"))
     assert sorted(kept["answers"].values()) == sorted(data.decode("utf-8") for data in shipped.values())
+
+
+def test_without_the_minifier_the_build_stops_and_names_the_package(monkeypatch):
+    monkeypatch.setattr(assets, "MINIFIER", "minify-go-not-installed")
+    with pytest.raises(MinifyFailed, match=r"minifier is missing: install the minify-go-not-installed package"):
+        shipped_modules(STATIC, TEMPLATES)
