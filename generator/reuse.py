@@ -275,10 +275,16 @@ MEDIA_PARSED = Lru("scripts and style sheets as the privacy plugin parsed them",
 SITE_SIGNATURES = Memo("what a page's render reads of its site", ("MkDocs' files", "MkDocs' configuration"), limit=4)
 CODE_DIGESTS = Memo("digests of modules' code", ("module file",), limit=16)
 PACKAGE_VERSIONS = Memo("installed versions of packages", ("package",), limit=16)
+# The calculators' modules as the site ships them, minified (generator.publish.assets): by the digest
+# of a module's bytes as served and the minifier's version and settings; between builds the same
+# answers are kept in a reuse.Kept file, build/cache/minified-js.json.
+MINIFIED = Lru("minified JavaScript modules", ("digest of the module's bytes", "minifier and its settings"),
+               limit=256)
 
 MEMORY: tuple[Memo | Lru | PerObject | Scopes, ...] = (
     PARSED, SEEN, LOADS, FACTS, CHANGES, RECORD_VIEWS, GRID, PREDICTED, TRAINING, OF_ROWS, OF_REVISIONS, DIGEST_PARTS,
-    THEME_FILES, LISTED_FILES, KEPT_FILES, MEDIA_PARSED, SITE_SIGNATURES, CODE_DIGESTS, PACKAGE_VERSIONS)
+    THEME_FILES, LISTED_FILES, KEPT_FILES, MEDIA_PARSED, SITE_SIGNATURES, CODE_DIGESTS, PACKAGE_VERSIONS,
+    MINIFIED)
 
 
 def clear() -> None:

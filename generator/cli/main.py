@@ -48,6 +48,7 @@ def _paths(args):
 
 
 def cmd_build(args) -> int:
+    from generator.publish.assets import MinifyFailed
     from generator.site.mkdocs_glue import BuildFailed
     from generator.site.pipeline import Timings, build_site, generate, load_or_fail
 
@@ -68,6 +69,9 @@ def cmd_build(args) -> int:
         return 1
     except BuildFailed as exc:
         print(f"mkdocs build failed: {exc}; the site was not touched.", file=sys.stderr)
+        return 1
+    except MinifyFailed as exc:
+        print(f"{exc}; the site was not touched.", file=sys.stderr)
         return 1
     total = time.perf_counter() - t0
     steps = ", ".join(f"{k} {v:.2f}s" for k, v in timings.steps.items())

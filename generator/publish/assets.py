@@ -6,12 +6,23 @@ folders (``templates/pages/site/calculators/<id>/*.mjs``) go beside the shared o
 per language (the locale table) and ``main.mjs``'s list of the calculators whose script reads the
 client data (their ``calculator.yaml``). Each of those two files holds a marker comment where the
 build writes its part.
+
+The JavaScript modules (``*.mjs``) ship minified: the sources keep their comments and layout, the
+site gets what the minifier makes of them (``shipped_modules``), the same for every language, each
+module minified once and kept by the digest of its bytes (``reuse.MINIFIED``, and between builds
+``build/cache/minified-js.json``). The minifier is the PyPI package ``minify-go`` (Go's
+tdewolff/minify, imported as ``minify``), a requirement of the build (requirements.txt). It
+renames local names only: a module's exported names, its top-level names and its file name stay.
 """
 from __future__ import annotations
 
+import hashlib
 import json
+import tempfile
+from importlib import metadata
 from pathlib import Path
 
+from generator import reuse
 from generator.data.calculators import TEMPLATES, calculators
 from generator.data.locales import DEFAULT_LANG, LOCALES
 
@@ -45,11 +56,17 @@ FILLED = {
 def static_files(static: Path, lang: str, templates: Path = TEMPLATES) -> list[tuple[Path, Path]]:
     """(source, path below the language's folder) of every static file of ``lang``: its own
     hand-written pages, the shared assets, then the calculators' modules."""
-    out = []
-    for src_dir, base in ((static / lang, static / lang), (static / "assets", static)):
-        if src_dir.is_dir():
-            out += [(src, src.relative_to(base)) for src in sorted(src_dir.rglob("*")) if src.is_file()]
-    shared = {rel for _, rel in out}
+    own = static / lang
+    out = [(src, src.relative_to(own)) for src in sorted(own.rglob("*")) if src.is_file()] if own.is_dir() else []
+    return out + shared_files(static, templates, {rel for _, rel in out})
+
+
+def shared_files(static: Path, templates: Path = TEMPLATES, taken: frozenset | set = frozenset()) -> list[tuple[Path, Path]]:
+    """(source, path below a language's folder) of the files every language has: the shared
+    assets, then the calculators' modules (none of them at a path of ``taken`` or of another)."""
+    assets = static / "assets"
+    out = [(src, src.relative_to(static)) for src in sorted(assets.rglob("*")) if src.is_file()] if assets.is_dir() else []
+    shared = set(taken) | {rel for _, rel in out}
     for calc in calculators(templates):
         for module in calc.modules:
             rel = CALC_JS / module.name
@@ -72,3 +89,75 @@ def static_bytes(src: Path, rel: Path, templates: Path = TEMPLATES) -> bytes:
             raise ValueError(f"{src}: the build writes a part of this file in place of {marker}, which is missing")
         text = text.replace(marker, part(templates), 1)
     return text.encode("utf-8")
+
+
+# ------------------------------------------------------------------ minified modules
+
+MINIFIER = "minify-go"  # the PyPI package; its module is ``minify``
+MINIFIED_FILE = "minified-js.json"
+# Go's minifier, for the newest ECMAScript it knows (0), local names shortened, numbers exact.
+MINIFIER_SETTINGS = {"js-version": 0, "js-keep-var-names": False, "js-precision": 0}
+
+
+class MinifyFailed(ValueError):
+    """No minifier installed, or a module it cannot read (the message names the file)."""
+
+
+def _minifier_key() -> str:
+    """What every kept answer depends on besides the module: the minifier's version and settings."""
+    try:
+        version = reuse.PACKAGE_VERSIONS.get(MINIFIER, lambda: metadata.version(MINIFIER))
+    except metadata.PackageNotFoundError:
+        raise MinifyFailed(f"the JavaScript minifier is missing: install the {MINIFIER} package of "
+                           "requirements.txt (`make venv`)") from None
+    settings = ", ".join(f"{k}={v}" for k, v in sorted(MINIFIER_SETTINGS.items()))
+    return f"minified modules 1: {MINIFIER} {version} ({settings})"
+
+
+def _minify(src: Path, data: bytes) -> str:
+    try:
+        import minify
+    except ImportError:
+        raise MinifyFailed(f"the JavaScript minifier is missing: install the {MINIFIER} package of "
+                           "requirements.txt (`make venv`)") from None
+    minify.config(MINIFIER_SETTINGS)
+    # through files: the package's string call writes into a buffer the size of its input
+    with tempfile.TemporaryDirectory(prefix="whichgpu-minify-") as tmp:
+        source, target = Path(tmp) / "in.mjs", Path(tmp) / "out.mjs"
+        source.write_bytes(data)
+        try:
+            minify.file("text/javascript", str(source), str(target))
+        except minify.MinifyError as exc:
+            raise MinifyFailed(f"{src}: the JavaScript minifier cannot read this module: {exc}") from None
+        text = target.read_text(encoding="utf-8")
+    if data.strip() and not text.strip():
+        raise MinifyFailed(f"{src}: the JavaScript minifier gave nothing for this module")
+    return text
+
+
+def shipped_modules(static: Path, templates: Path = TEMPLATES, cache: Path | None = None) -> dict[Path, bytes]:
+    """Path below a language's folder -> the bytes the site ships, of every JavaScript module
+    (``*.mjs``: the shared ones and the calculators'): the source with its generated part, minified.
+
+    Each module is minified once per content: kept in memory by the digest of its bytes (a build
+    minifies before its languages fork; the preview keeps them between steps) and in
+    ``cache/minified-js.json`` between builds (``cache`` None: nothing kept in a file)."""
+    key = _minifier_key()
+    modules = [(src, rel, static_bytes(src, rel, templates))
+               for src, rel in shared_files(static, templates) if rel.suffix == ".mjs"]
+    digests = [hashlib.blake2b(data, digest_size=16).hexdigest() for _, _, data in modules]
+    found = [reuse.MINIFIED.find((digest, key)) for digest in digests]
+    if None in found:
+        kept = reuse.Kept(cache / MINIFIED_FILE, key) if cache is not None else None
+        for i, ((src, _rel, data), digest) in enumerate(zip(modules, digests, strict=True)):
+            if kept is not None:
+                if found[i] is None:
+                    found[i] = kept.get(digest, lambda _q, src=src, data=data: _minify(src, data))
+                else:
+                    kept.keep(digest, found[i])
+            elif found[i] is None:
+                found[i] = _minify(src, data)
+            reuse.MINIFIED.put((digest, key), found[i])
+        if kept is not None:
+            kept.save(keep_unused=False)  # the modules of this build, no other
+    return {rel: text.encode("utf-8") for (_src, rel, _data), text in zip(modules, found, strict=True)}

@@ -26,7 +26,7 @@ from generator.data.locales import LANGS, build_order, locale
 from generator.data.problems import DataError, Problem
 from generator.facts.derive import derive
 from generator.publish.api import write_api, write_client_data
-from generator.publish.assets import static_bytes, static_files
+from generator.publish.assets import shipped_modules, static_bytes, static_files
 from generator.publish.feed import atom
 from generator.publish.render import MissingText, alternates, nav, preload_templates, render_language
 from generator.site import mkdocs_glue, scratch
@@ -111,6 +111,7 @@ def generate(ds: Dataset, paths: Paths, langs=LANGS, timings: Timings | None = N
     langs = list(langs)
     if _can_fork(len(langs)):
         derive(ds).warm()
+        minified_modules(paths)
         out = dict(zip(langs, _fork_map(_generate_forked, langs, (ds, paths)), strict=True))
     else:
         out = {lang: generate_language(ds, paths, lang) for lang in langs}
@@ -254,6 +255,7 @@ def _copy_static(paths: Paths, lang: str, only: set[str] | None, changed: set[st
     with ``only``, hand-written pages outside it are left alone. Returns the texts of the pages
     of ``only`` it copied."""
     lang_dir, texts = paths.build / "docs" / lang, []
+    modules = minified_modules(paths)
     for src, rel in static_files(paths.static, lang, paths.templates):
         target = lang_dir / rel
         if only is not None and rel.suffix == ".md":
@@ -261,12 +263,18 @@ def _copy_static(paths: Paths, lang: str, only: set[str] | None, changed: set[st
                 continue
             texts.append(src.read_text(encoding="utf-8"))
         target.parent.mkdir(parents=True, exist_ok=True)
-        data = static_bytes(src, rel, paths.templates)
+        data = modules[rel] if rel in modules else static_bytes(src, rel, paths.templates)
         if not target.exists() or target.read_bytes() != data:
             target.write_bytes(data)
             changed.add(rel.as_posix())
         wanted.add(target)
     return texts
+
+
+def minified_modules(paths: Paths) -> dict[Path, bytes]:
+    """The JavaScript modules as the site ships them (minified), each worked out once: a build
+    asks before its languages fork, and they find the answers in memory."""
+    return shipped_modules(paths.static, paths.templates, paths.build / "cache")
 
 
 # What makes a page's scripts load the shared data file (docs/assets/js/whichgpu.js: compare, the
@@ -411,9 +419,10 @@ def _build_pipelined(ds: Dataset, paths: Paths, parts: dict[str, Path], timings:
 
     langs = build_order(parts)
     # What each language process would otherwise redo is done once here and inherited by the fork:
-    # the derived tables, the page templates' compiled code, and MkDocs with its plugins and
+    # the derived tables, the minified JavaScript, the page templates' compiled code, and MkDocs with its plugins and
     # Markdown extensions imported and configured.
     derive(ds).warm()
+    minified_modules(paths)
     preload_templates(paths.templates, paths.page_cache)
     with mkdocs_glue.preloaded(paths.root / "mkdocs.yml", paths.static):
         done = _fork_map(_build_forked, langs, (ds, paths, parts))

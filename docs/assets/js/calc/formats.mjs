@@ -64,8 +64,10 @@ export const DEFAULTS = { ...TABLES.defaults, lora_targets: LORA_TARGETS };
 /** The keys of EstimateError, each with the calculator's field and text and the command's sentence. */
 export const ERRORS = TABLES.errors;
 
-/** A model's figure, or `d` where the record leaves it out. */
-export const num = (m, k, d = 0) => (m[k] === null || m[k] === undefined ? d : m[k]);
+/** A model's figure, or `d` where the record leaves it out. The engine calls it for nearly every
+ *  figure it reads: `??` rather than a comparison with `undefined`, which the minifier writes as
+ *  `0[0]`, a property read that made a recomputation of the large-model calculator 30 % slower. */
+export const num = (m, k, d = 0) => m[k] ?? d;
 export const isGguf = (w) => Boolean(WEIGHT_FORMATS[w] && WEIGHT_FORMATS[w].gguf);
 /** llama.cpp for GGUF formats, transformers for everything else. */
 export const defaultRuntime = (w) => {
