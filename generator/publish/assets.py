@@ -95,8 +95,12 @@ def static_bytes(src: Path, rel: Path, templates: Path = TEMPLATES) -> bytes:
 
 MINIFIER = "minify-go"  # the PyPI package; its module is ``minify``
 MINIFIED_FILE = "minified-js.json"
+
 # Go's minifier, for the newest ECMAScript it knows (0), local names shortened, numbers exact.
 MINIFIER_SETTINGS = {"js-version": 0, "js-keep-var-names": False, "js-precision": 0}
+
+def _missing() -> str:
+    return f"the JavaScript minifier is missing: install the {MINIFIER} package of requirements.txt (`make venv`)"
 
 
 class MinifyFailed(ValueError):
@@ -108,8 +112,7 @@ def _minifier_key() -> str:
     try:
         version = reuse.PACKAGE_VERSIONS.get(MINIFIER, lambda: metadata.version(MINIFIER))
     except metadata.PackageNotFoundError:
-        raise MinifyFailed(f"the JavaScript minifier is missing: install the {MINIFIER} package of "
-                           "requirements.txt (`make venv`)") from None
+        raise MinifyFailed(_missing()) from None
     settings = ", ".join(f"{k}={v}" for k, v in sorted(MINIFIER_SETTINGS.items()))
     return f"minified modules 1: {MINIFIER} {version} ({settings})"
 
@@ -118,8 +121,7 @@ def _minify(src: Path, data: bytes) -> str:
     try:
         import minify
     except ImportError:
-        raise MinifyFailed(f"the JavaScript minifier is missing: install the {MINIFIER} package of "
-                           "requirements.txt (`make venv`)") from None
+        raise MinifyFailed(_missing()) from None
     minify.config(MINIFIER_SETTINGS)
     # through files: the package's string call writes into a buffer the size of its input
     with tempfile.TemporaryDirectory(prefix="whichgpu-minify-") as tmp:

@@ -52,6 +52,10 @@ def _escape_str(text: str) -> Markup:
     return Markup(clean(text).translate(_ESCAPES))
 
 
+_HTML_EXTRA = {ord("\n"): " ", ord("\t"): " "}
+_BRACES = {ord("{"): "&#123;", ord("}"): "&#125;"}
+
+
 def escape_html(value) -> Markup:
     """Text for a raw HTML block (a chart and its table), which Markdown passes through untouched:
     the characters HTML gives a meaning to, attribute values included, and braces (no data string
@@ -64,10 +68,6 @@ def escape_html(value) -> Markup:
 @functools.lru_cache(maxsize=1 << 17)
 def _escape_html_str(text: str) -> Markup:
     return Markup(html.escape(clean(text).translate(_HTML_EXTRA), quote=True).translate(_BRACES))
-
-
-_HTML_EXTRA = {ord("\n"): " ", ord("\t"): " "}
-_BRACES = {ord("{"): "&#123;", ord("}"): "&#125;"}
 
 
 def escape_title(value) -> str:
