@@ -95,9 +95,9 @@ def static_bytes(src: Path, rel: Path, templates: Path = TEMPLATES) -> bytes:
 
 MINIFIER = "minify-go"  # the PyPI package; its module is ``minify``
 MINIFIED_FILE = "minified-js.json"
-
 # Go's minifier, for the newest ECMAScript it knows (0), local names shortened, numbers exact.
 MINIFIER_SETTINGS = {"js-version": 0, "js-keep-var-names": False, "js-precision": 0}
+
 
 def _missing() -> str:
     return f"the JavaScript minifier is missing: install the {MINIFIER} package of requirements.txt (`make venv`)"
