@@ -38,123 +38,15 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 GIB = 1024 ** 3
-SCRIPT = "benchmarks/gpu_measure.py"  # what a file of its results names as its source
-
-# The transformers architecture of each family of data/models (the record names the model, not its code)
-FAMILIES = (("llama-", "llama"), ("mistral-", "mistral"), ("mixtral-", "mixtral"), ("qwen2-5-", "qwen2"),
-            ("gemma-2-", "gemma2"), ("gemma-3-", "gemma3_text"), ("phi-3-", "phi3"), ("phi-4", "phi3"),
-            ("qwen3-", "qwen3"), ("qwq-", "qwen2"), ("devstral-", "mistral"), ("magistral-", "mistral"),
-            ("deepseek-r1-distill-qwen-", "qwen2"), ("deepseek-r1-distill-llama-", "llama"))
-# Families whose prefix above would name the wrong architecture: their layers are not all of the kinds a
-# record describes (linear-attention layers, chunked attention with interleaved experts)
-NOT_REBUILT = (("qwen3-next", "Gated DeltaNet linear-attention layers"), ("qwen3-5-", "Gated DeltaNet linear-attention layers"),
-               ("llama-4-", "chunked attention and interleaved mixture-of-experts layers"),
-               ("gemma-4-", "full-attention layers with a head size of their own that use their keys as values"))
-LORA_TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
-
-
-class Unsupported(ValueError):
-    """A model this script cannot rebuild (its architecture is not among FAMILIES, is in NOT_REBUILT, or MLA)."""
-
-
-def model_type(model_id: str, model: dict) -> str:
-    if model.get("attention") == "mla":
-        raise Unsupported(f"{model_id}: multi-head latent attention is not rebuilt by this script")
-    for prefix, what in NOT_REBUILT:
-        if model_id.startswith(prefix):
-            raise Unsupported(f"{model_id}: {what} are not rebuilt by this script")
-    for prefix, kind in FAMILIES:
-        if model_id.startswith(prefix):
-            return "qwen3_moe" if kind == "qwen3" and model.get("experts") else kind
-    raise Unsupported(f"{model_id}: no transformers architecture is known for this family")
-
-
-def hf_config(model_id: str, model: dict) -> dict:
-    """The keyword arguments of ``transformers.AutoConfig.for_model`` for a record of data/models."""
-    kind = model_type(model_id, model)
-    cfg = {"model_type": kind, "hidden_size": model["hidden_size"], "intermediate_size": model["intermediate_size"],
-           "num_hidden_layers": model["layers"], "num_attention_heads": model["attention_heads"],
-           "num_key_value_heads": model["kv_heads"], "head_dim": model["head_dim"], "vocab_size": model["vocab_size"],
-           "tie_word_embeddings": bool(model.get("tied_embeddings")),
-           "max_position_embeddings": model["max_context"]}
-    window, windowed = model.get("sliding_window"), model.get("sliding_window_layers") or 0
-    if kind in ("mistral", "phi3"):  # a window on every layer, or none
-        if window and windowed < model["layers"]:
-            raise Unsupported(f"{model_id}: a window on some layers only is not rebuilt for this architecture")
-        cfg["sliding_window"] = window or None
-    elif kind == "gemma2":
-        cfg["sliding_window"] = window
-    elif kind == "gemma3_text" and window:
-        cfg["sliding_window"] = window
-        # one global layer after every (pattern - 1) windowed ones
-        globals_ = model["layers"] - windowed
-        cfg["sliding_window_pattern"] = model["layers"] // globals_ if globals_ else model["layers"] + 1
-    elif kind == "mixtral":
-        cfg.update(num_local_experts=model["experts"], num_experts_per_tok=model["experts_per_token"],
-                   intermediate_size=model.get("moe_intermediate_size") or model["intermediate_size"])
-    elif kind == "qwen3_moe":
-        cfg.update(num_experts=model["experts"], num_experts_per_tok=model["experts_per_token"],
-                   moe_intermediate_size=model.get("moe_intermediate_size") or model["intermediate_size"],
-                   decoder_sparse_step=1, mlp_only_layers=[])
-    elif kind in ("llama", "qwen2", "qwen3") and window and windowed:
-        raise Unsupported(f"{model_id}: a sliding window on this architecture is not rebuilt by this script")
-    return cfg
-
-
-def result(gpu: str, model_id: str, metric: str, value: float, note: str, **conditions) -> dict:
-    """One result of the measurements file, in the field order of data/measurements/."""
-    out = {"gpu": gpu, "gpus": 1, "model": model_id}
-    if conditions.get("mode", "inference") != "inference":
-        out["mode"] = conditions["mode"]
-    out["weights"] = conditions.get("weights", "bf16")
-    out["kv_cache"] = "bf16"
-    out["context"] = conditions["context"]
-    out["batch"] = conditions.get("batch", 1)
-    if conditions.get("generated_tokens"):
-        out["generated_tokens"] = conditions["generated_tokens"]
-    out["flash_attention"] = True
-    if "gradient_checkpointing" in conditions:
-        out["gradient_checkpointing"] = conditions["gradient_checkpointing"]
-    out["metric"] = metric
-    out["value"] = round(value, 3 if value < 100 else 1)
-    out["note"] = note
-    return out
-
-
-def measurements_file(meta: dict, results: list[dict]) -> str:
-    """The YAML text of a data/measurements/ file; ``meta``: gpu_name, url (or None: the file names
-    this script as its source), date, versions (dict)."""
-    import yaml
-
-    versions = ", ".join(f"{k} {v}" for k, v in meta["versions"].items())
-    doc = {
-        "title": f"whichgpu's own measurements on one {meta['gpu_name']}: peak memory, prefill, decode and training",
-        **({"url": meta["url"]} if meta.get("url") else {"script": SCRIPT}),
-        "publisher": "whichgpu (own measurements)",
-        "date": meta["date"],
-        "runtime": "transformers",
-        "runtime_version": meta["versions"].get("transformers", "unknown"),
-        "notes": (f"Measured by {SCRIPT} on one {meta['gpu_name']} ({versions}). Each model is rebuilt "
-                  "from the architecture its record gives, with random bf16 weights, and its parameter count "
-                  "checked against the record. Attention runs through PyTorch's scaled-dot-product kernels. "
-                  "Peak memory is the most PyTorch allocated (torch.cuda.max_memory_allocated), without the "
-                  "CUDA context. Prefill is one forward pass over the prompt, keeping its KV cache, the faster "
-                  f"of two after a warm-up. Decode times whole greedy generate() calls of {meta.get('generate', 64)} "
-                  f"tokens after a 512-token prompt, batch 1, and keeps the fastest of {meta.get('repeats', 3)}: the "
-                  "host's time per step counts, and it is most of each step. "
-                  "Training runs three optimizer steps on 2,048 random tokens and keeps the fastest after the "
-                  "first. Full fine-tuning keeps fp32 weights and AdamW moments under bf16 autocast; it is "
-                  "measured only where those 16 bytes per parameter fit on the card. LoRA puts rank-16 "
-                  "adapters on all seven projections of the bf16 model."),
-        "results": results,
-    }
-    head = f"# whichgpu's own measurements ({meta['gpu_name']}, {meta['date']})\n"
-    text = head + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100000)
-    try:
-        from generator.cli.format import format_text
-    except ImportError:  # ruamel.yaml is missing where only torch is installed: `generator format` does it later
-        return text
-    return format_text(text, "measurements/own.yaml")
+# after the path above, so that `python benchmarks/gpu_measure.py` finds the package too
+from benchmarks.gpu_records import (  # noqa: E402, F401 (hf_config, Unsupported, measurements_file: the interface)
+    LORA_TARGETS,
+    SCRIPT,
+    Unsupported,
+    hf_config,
+    measurements_file,
+    result,
+)
 
 
 # ---------------------------------------------------------------------------- on the GPU
@@ -248,6 +140,62 @@ def decode(torch, net, model_id, gpu, device, generate, repeats) -> list[dict]:
                    generated_tokens=generate)]
 
 
+def graph_decode(torch, net, model_id, gpu, device, batches, generate, repeats, context=512) -> list[dict]:
+    """Decode at each batch size of ``batches`` with the host out of the step: a static KV cache
+    (filled by a ``context``-token prompt), one decode step captured as a CUDA graph, then ``generate``
+    replays, each feeding the greedy token back and moving the cache position; the fastest of
+    ``repeats``. What is timed is the card's time per step, as serving runtimes run it."""
+    from transformers import StaticCache
+
+    out, vocab = [], net.config.vocab_size
+    for batch in batches:
+        try:
+            seconds = _graph_steps(torch, net, StaticCache(config=net.config, max_cache_len=context + generate + 1),
+                                   vocab, batch, context, generate, repeats, device)
+        except torch.OutOfMemoryError:
+            print(f"skipped: {model_id} graph decode at batch {batch} does not fit", file=sys.stderr)
+            torch.cuda.empty_cache()
+            break
+        out.append(result(gpu, model_id, "decode_tokens_per_s", batch * generate / seconds,
+                          f"{generate} greedy decode steps after a {context}-token prompt, batch {batch}, each step "
+                          "replayed from a CUDA graph over a static bf16 KV cache (no host work between kernels), "
+                          f"tokens of all sequences counted; the fastest of {repeats} runs.",
+                          context=context, batch=batch))
+        torch.cuda.empty_cache()
+    return out
+
+
+def _graph_steps(torch, net, cache, vocab, batch, context, steps, repeats, device) -> float:
+    """Seconds for ``steps`` decode steps replayed from one captured graph (the fastest of ``repeats``)."""
+    with torch.no_grad():
+        prompt = torch.randint(0, vocab, (batch, context), device=device)
+        net(prompt, past_key_values=cache, use_cache=True, logits_to_keep=1,
+            cache_position=torch.arange(context, device=device))
+        token = torch.randint(0, vocab, (batch, 1), device=device)
+        position = torch.tensor([context], device=device)
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):  # warm-up off the default stream, as capture requires
+            for _ in range(2):
+                net(token, past_key_values=cache, use_cache=True, cache_position=position)
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            logits = net(token, past_key_values=cache, use_cache=True, cache_position=position).logits
+        times = []
+        for _ in range(repeats):
+            position.fill_(context)
+            _sync(torch, device)
+            t0 = time.perf_counter()
+            for _ in range(steps):
+                graph.replay()
+                token.copy_(logits[:, -1].argmax(-1, keepdim=True))
+                position.add_(1)
+            _sync(torch, device)
+            times.append(time.perf_counter() - t0)
+    return min(times)
+
+
 def training(torch, net, model_id, gpu, device, mode, context, batch, checkpointing, steps=3) -> list[dict]:
     vocab = net.config.vocab_size
     if mode == "full":
@@ -304,7 +252,9 @@ def _arguments(argv):
     parser.add_argument("--train-context", type=int, default=2048)
     parser.add_argument("--train-batch", type=int, default=1)
     parser.add_argument("--modes", default="inference,lora,full",
-                        help="what to measure: inference (peak memory, prefill, decode), decode (alone), lora, full")
+                        help="what to measure: inference (peak memory, prefill, decode), decode (alone), lora, full; "
+                        "graph-decode (alone: decode steps replayed from a CUDA graph at each of --batches)")
+    parser.add_argument("--batches", default="1,8,32,128", help="graph-decode: the batch sizes, smallest first")
     parser.add_argument("--out", help="the measurements file to write (default: print it)")
     parser.add_argument("--device", default="cuda")
     return parser.parse_args(argv)
@@ -324,13 +274,21 @@ def _plan(args, bundle) -> dict | str:
     except ValueError:
         return f"--contexts takes whole numbers separated by commas, got {args.contexts!r}"
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
-    if not modes or set(modes) - {"inference", "decode", "lora", "full"}:
-        return f"--modes takes inference, decode, lora and full, got {args.modes!r}"
+    if not modes or set(modes) - {"inference", "decode", "lora", "full", "graph-decode"}:
+        return f"--modes takes inference, decode, lora, full and graph-decode, got {args.modes!r}"
+    if "graph-decode" in modes and len(modes) > 1:
+        return "--modes graph-decode runs alone: its results are another runtime's (pytorch) and go in a file of their own"
+    try:
+        batches = [int(b) for b in args.batches.split(",")]
+    except ValueError:
+        return f"--batches takes whole numbers separated by commas, got {args.batches!r}"
+    if not batches or min(batches) < 1:
+        return f"--batches takes whole numbers from 1, got {args.batches!r}"
     if args.generate < 1 or args.repeats < 1:
         return "--generate and --repeats take whole numbers from 1"
     if args.out and not args.device.startswith("cuda"):
         return "--out needs a CUDA device (on another device the figures are not the GPU's; leave --out away to see them)"
-    return {"ids": ids, "contexts": contexts, "modes": modes}
+    return {"ids": ids, "contexts": contexts, "modes": modes, "batches": sorted(batches)}
 
 
 def _host_cpu() -> str | None:
@@ -354,6 +312,13 @@ def _too_big_for_full(torch, device: str, model: dict) -> bool:
 def _measure(torch, args, mid: str, model: dict, plan: dict) -> list[dict]:
     """Every result of one model; a step that does not fit is skipped and said so."""
     out = []
+    if plan["modes"] == ["graph-decode"]:
+        try:
+            return graph_decode(torch, build(mid, model, torch.bfloat16, args.device), mid, args.gpu, args.device,
+                                plan["batches"], args.generate, args.repeats)
+        except torch.OutOfMemoryError:
+            print(f"skipped: {mid} does not fit", file=sys.stderr)
+            return []
     # inference measures decode too; decode alone skips the peaks and prefill
     step = next((m for m in ("inference", "decode") if m in plan["modes"]), None)
     if step:
@@ -405,7 +370,7 @@ def main(argv=None) -> int:
         versions["host"] = host
     gpu = bundle.gpus[args.gpu]
     meta = {"gpu_name": gpu.get("name", args.gpu), "url": args.url, "date": dt.date.today(), "versions": versions,
-            "generate": args.generate, "repeats": args.repeats}
+            "generate": args.generate, "repeats": args.repeats, "graph": plan["modes"] == ["graph-decode"]}
     results = []
     for mid in plan["ids"]:
         began = time.perf_counter()

@@ -122,6 +122,21 @@ def test_without_an_address_the_file_names_the_script_and_validates(tree):
     assert tree.problems() == []
 
 
+def test_the_graph_decode_file_is_a_pytorch_source_that_validates(tree):
+    """--modes graph-decode writes decode rates at several batch sizes as runtime pytorch (the step is
+    PyTorch's captured graph, not transformers' generate()), versioned by torch."""
+    write_model(tree)
+    results = [gpu_measure.result("rtx-2070", "tiny-7b", "decode_tokens_per_s", v, "Graph replay.", context=512, batch=b)
+               for b, v in ((1, 61.23), (8, 470.5), (32, 1650.25))]
+    meta = {"gpu_name": "GeForce RTX 2070", "url": None, "date": dt.date(2026, 1, 5), "graph": True,
+            "versions": {"transformers": "5.17.0", "torch": "2.11.0+cu130"}}
+    text = gpu_measure.measurements_file(meta, results)
+    assert "\nruntime: pytorch\n" in text and "runtime_version: 2.11.0+cu130" in text and "CUDA graph" in text
+    assert "\nscript: benchmarks/gpu_measure.py\n" in text and "batch: 32" in text and "generated_tokens" not in text
+    tree.write("measurements/own.yaml", text)
+    assert tree.problems() == []
+
+
 def test_the_shipped_own_measurements_are_what_the_script_writes():
     """Every file sourced to the script holds results in the form the script gives them (so it was
     written by the script, not typed), and its notes are the script's for its card and versions."""
@@ -148,6 +163,8 @@ def test_bad_arguments_exit_2_with_a_message_before_any_torch_import():
                           (["--gpu", "rtx-4090", "--url", "https://example.org/x", "--modes", "qlora"], "--modes takes"),
                           (["--gpu", "rtx-4090", "--modes", "decode", "--repeats", "0"], "--generate and --repeats take"),
                           (["--gpu", "rtx-4090", "--generate", "0"], "--generate and --repeats take"),
+                          (["--gpu", "rtx-4090", "--modes", "graph-decode,lora"], "--modes graph-decode runs alone"),
+                          (["--gpu", "rtx-4090", "--modes", "graph-decode", "--batches", "1,0"], "--batches takes"),
                           (["--gpu", "rtx-4090", "--url", "https://example.org/x", "--out", "x.yaml", "--device", "cpu"],
                            "--out needs a CUDA device")):
         r = subprocess.run([sys.executable, "-m", "benchmarks.gpu_measure", *args], cwd=ROOT, capture_output=True,
