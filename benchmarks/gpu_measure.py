@@ -140,6 +140,9 @@ def decode(torch, net, model_id, gpu, device, generate, repeats) -> list[dict]:
                    generated_tokens=generate)]
 
 
+WARM_STEPS = 2  # decode steps run before the capture
+
+
 def graph_decode(torch, net, model_id, gpu, device, batches, generate, repeats, context=512) -> list[dict]:
     """Decode at each batch size of ``batches`` with the host out of the step: a static KV cache
     (filled by a ``context``-token prompt), one decode step captured as a CUDA graph, then ``generate``
@@ -150,16 +153,19 @@ def graph_decode(torch, net, model_id, gpu, device, batches, generate, repeats, 
     out, vocab = [], net.config.vocab_size
     for batch in batches:
         try:
-            seconds = _graph_steps(torch, net, StaticCache(config=net.config, max_cache_len=context + generate + 1),
+            # room for every step: the cache may keep its own count of the positions it was given
+            room = context + WARM_STEPS + generate * repeats + 8
+            seconds = _graph_steps(torch, net, StaticCache(config=net.config, max_cache_len=room),
                                    vocab, batch, context, generate, repeats, device)
         except torch.OutOfMemoryError:
             print(f"skipped: {model_id} graph decode at batch {batch} does not fit", file=sys.stderr)
             torch.cuda.empty_cache()
             break
         out.append(result(gpu, model_id, "decode_tokens_per_s", batch * generate / seconds,
-                          f"{generate} greedy decode steps after a {context}-token prompt, batch {batch}, each step "
-                          "replayed from a CUDA graph over a static bf16 KV cache (no host work between kernels), "
-                          f"tokens of all sequences counted; the fastest of {repeats} runs.",
+                          f"{generate} greedy decode steps after a {context}-token prompt and {WARM_STEPS} warm-up "
+                          f"steps, batch {batch}, each step replayed from a CUDA graph over a static bf16 KV cache (no "
+                          f"host work between kernels), tokens of all sequences counted; the fastest of {repeats} "
+                          "runs, each continuing the same sequences.",
                           context=context, batch=batch))
         torch.cuda.empty_cache()
     return out
@@ -176,15 +182,15 @@ def _graph_steps(torch, net, cache, vocab, batch, context, steps, repeats, devic
         side = torch.cuda.Stream()
         side.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(side):  # warm-up off the default stream, as capture requires
-            for _ in range(2):
+            for _ in range(WARM_STEPS):
                 net(token, past_key_values=cache, use_cache=True, cache_position=position)
+                position.add_(1)
         torch.cuda.current_stream().wait_stream(side)
         graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(graph):
             logits = net(token, past_key_values=cache, use_cache=True, cache_position=position).logits
         times = []
-        for _ in range(repeats):
-            position.fill_(context)
+        for _ in range(repeats):  # the positions run on: the cache holds the prompt and every step before
             _sync(torch, device)
             t0 = time.perf_counter()
             for _ in range(steps):
