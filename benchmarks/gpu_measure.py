@@ -368,7 +368,8 @@ def main(argv=None) -> int:
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         print("gpu_measure: no CUDA device; run with --device cpu to try the script (no memory figures)", file=sys.stderr)
         return 2
-    versions = {"transformers": transformers.__version__, "torch": torch.__version__, "peft": peft.__version__}
+    # str(): torch gives its version as a str subclass that YAML cannot write
+    versions = {"transformers": str(transformers.__version__), "torch": str(torch.__version__), "peft": str(peft.__version__)}
     if args.device.startswith("cuda"):
         versions.update({"CUDA": torch.version.cuda, "device": torch.cuda.get_device_name()})
     host = _host_cpu()
