@@ -25,7 +25,9 @@ neither, so they add nothing there:
 kv_factor (fitted per runtime) is how many times a step moves each byte of the cache (1: read once).
 ``KV_COPIES`` is fixed by how a runtime runs attention: transformers copies the cache out to every
 query head that shares a KV head (repeat_kv) and reads the copy, 2 more bytes per byte of cache for
-each such head beyond the first; llama.cpp and the serving runtimes read the shared head in place (0).
+each such head beyond the first, and so does plain PyTorch model code (the runs of ``pytorch`` step
+transformers' attention from a captured graph); llama.cpp and the serving runtimes read the shared
+head in place (0).
 
 Untied token embeddings and the per-layer embedding table (``per_layer_embedding_dim``) are neither read
 nor multiplied (one row per token). MoE: the active parameters decide the
