@@ -165,7 +165,8 @@ export function fromConfig(text) {
 }
 
 /** The model a custom architecture describes: the same dict `python -m generator estimate` builds from its
- * flags, with the layer facts (layerFacts) of the model or config it started from. */
+ * flags, plus the KV-shared layers and the per-layer table (fields the command has no flag for; 0 or empty: none),
+ * with the layer facts (layerFacts) of the model or config it started from. */
 export function customModel(v, facts = null) {
   const model = {
     id: null, parameters_b: v.params, active_parameters_b: v.active ?? v.params, layers: v.layers, hidden_size: v.hidden,
