@@ -362,3 +362,94 @@ test("a name every object inherits (from the address) is no runtime, mode or for
     assert.ok(Array.isArray(L.weightsFor(name, name)), name);
   }
 });
+
+// KV-shared layers and the per-layer embedding table (Gemma 3n, Gemma 4 E2B/E4B) as fields of the custom architecture.
+const gemmaE2b = byId(models, "gemma-4-e2b");
+const e2bRaw = (over = {}) => raw({ model: "gemma-4-e2b", custom: "1", context: "131072", ...L.archOf(gemmaE2b), ...over });
+const e2bCtx = { ...ctx, facts: L.layerFacts(gemmaE2b) };
+
+test("the custom form filled with Gemma 4 E2B's values estimates what its catalogue record does", () => {
+  const a = L.archOf(gemmaE2b);
+  assert.deepEqual([a.kv_shared, a.kv_shared_sliding, a.per_layer], ["20", "16", "256"]);
+  assert.equal(L.layerFacts(gemmaE2b).full_head_dim, 512); // the full-attention layers' wider heads stay too
+  for (const options of [{}, { runtime: "llama.cpp", weights: "q4_k_m" }, { mode: "lora", weights: "bf16" }]) {
+    const custom = L.evaluate(e2bRaw(options), e2bCtx);
+    const record = L.evaluate(raw({ model: "gemma-4-e2b", context: "131072", ...options }), ctx);
+    assert.deepEqual(custom.errors, {}, JSON.stringify(options));
+    assert.equal(custom.model.id, null);
+    assert.equal(record.model.id, "gemma-4-e2b");
+    assert.deepEqual(custom.result.memory, record.result.memory, JSON.stringify(options));
+    // (the longest context differs: the record caps it at the model's 131,072 tokens, a custom architecture has no cap)
+    for (const k of ["decode_tokens_per_s", "prefill_tokens_per_s", "training_relative", "fits", "offload", "shortfall"]) {
+      assert.deepEqual(custom.result[k], record.result[k], `${k} ${JSON.stringify(options)}`);
+    }
+  }
+  // 15 of the 35 layers keep a cache (12 windowed, 3 full with heads of 512), as the engine counts it for the record
+  const kv = L.evaluate(e2bRaw(), e2bCtx).result.memory.kv_cache_bytes;
+  assert.equal(kv, E.kvCacheBytes(gemmaE2b, 131072, 1, "f16"));
+  assert.equal(kv, 2 * 2 * (12 * 512 * 256 + 3 * 131072 * 512));
+});
+
+test("the sharing fields at 0 or empty mean none: more cache, and a parameter count without the per-layer table", () => {
+  const kv = (over) => L.evaluate(e2bRaw(over), e2bCtx).result.memory.kv_cache_bytes;
+  const none = { kv_shared: "0", kv_shared_sliding: "0", per_layer: "0" };
+  const zero = L.evaluate(e2bRaw(none), e2bCtx);
+  assert.deepEqual(zero.errors, {});
+  for (const k of ["kv_shared_layers", "kv_shared_sliding_layers", "per_layer_embedding_dim"]) assert.equal(zero.model[k], undefined, k);
+  assert.deepEqual(L.evaluate(e2bRaw({ kv_shared: "", kv_shared_sliding: "", per_layer: "" }), e2bCtx).result, zero.result);
+  assert.ok(kv({}) < kv(none), `${kv({})} vs ${kv(none)}`);
+  assert.equal(kv(none), 2 * 2 * (28 * 512 * 256 + 7 * 131072 * 512)); // all 35 layers keep one
+  // the sliding share is read only with shared layers (its field is off then): a stale value changes nothing
+  assert.deepEqual(L.evaluate(e2bRaw({ ...none, kv_shared_sliding: "16" }), e2bCtx).errors, {});
+  // the per-layer table: weights the same (it is in the parameters), decode faster (a token reads one row of it)
+  const table = L.evaluate(e2bRaw(), e2bCtx).result, noTable = L.evaluate(e2bRaw({ per_layer: "0" }), e2bCtx).result;
+  assert.equal(table.memory.weights_bytes, noTable.memory.weights_bytes);
+  assert.ok(table.decode_tokens_per_s > noTable.decode_tokens_per_s);
+  // an address saved before the fields existed: none of them
+  const old = e2bRaw();
+  for (const k of ["kv_shared", "kv_shared_sliding", "per_layer"]) delete old[k];
+  assert.deepEqual(L.evaluate(old, e2bCtx).result, zero.result);
+});
+
+test("the sharing fields take whole numbers from 0, fewer shared layers than attention layers, a sliding share both counts allow", () => {
+  const err = (over, facts = e2bCtx.facts) => L.evaluate(e2bRaw(over), { ...ctx, facts }).errors;
+  for (const [field, bad, key] of [["kv_shared", "-1", "calc.err.negative"], ["kv_shared", "2.5", "calc.err.integer"],
+    ["kv_shared_sliding", "x", "calc.err.number"], ["per_layer", "-256", "calc.err.negative"],
+    ["per_layer", "100001", "calc.err.max"], ["kv_shared", "10001", "calc.err.max"]]) {
+    assert.equal(err({ [field]: bad })[field]?.key, key, `${field}=${bad}`);
+  }
+  // at least one layer keeps its own cache
+  assert.deepEqual(err({ kv_shared: "35" }), { kv_shared: { key: "calc.llm.err_kv_shared", params: { max: 34 } } });
+  assert.deepEqual(err({ kv_shared: "34", kv_shared_sliding: "27" }), {});
+  // the sliding share: no more than the shared layers nor the windowed ones, leaving no more full ones than the 7
+  const range = (min, max) => ({ kv_shared_sliding: { key: "calc.llm.err_kv_shared_sliding", params: { min, max } } });
+  assert.deepEqual(err({ kv_shared: "10", kv_shared_sliding: "11" }), range(3, 10));
+  assert.deepEqual(err({ kv_shared: "20", kv_shared_sliding: "12" }), range(13, 20));
+  assert.deepEqual(err({ kv_shared: "30", kv_shared_sliding: "29" }), range(23, 28));
+  assert.deepEqual(err({ kv_shared: "20", kv_shared_sliding: "" }), range(13, 20)); // empty is 0
+  // typed from scratch (no window): every shared layer is a full-attention one
+  assert.deepEqual(err({ kv_shared: "20", kv_shared_sliding: "1" }, null), range(0, 0));
+  const plain = L.evaluate(e2bRaw({ kv_shared: "20", kv_shared_sliding: "0" }), ctx);
+  assert.deepEqual(plain.errors, {});
+  assert.equal(plain.result.memory.kv_cache_bytes, 2 * 2 * 15 * 131072 * 256);
+  // what the engine accepts is what the form accepts, for every split on this model
+  for (let shared = 0; shared <= 36; shared++) {
+    for (let sliding = 0; sliding <= 30; sliding++) {
+      const form = err({ kv_shared: String(shared), kv_shared_sliding: String(sliding) });
+      const model = { ...gemmaE2b, kv_shared_layers: shared, kv_shared_sliding_layers: sliding };
+      const engine = E.run(model, rtx4090, { context: 4096 }, table).errors;
+      if (shared === 0) continue; // the sliding share is not read then
+      assert.equal(Object.keys(form).length === 0, engine.length === 0, `${shared} / ${sliding}: ${JSON.stringify(form)}`);
+    }
+  }
+});
+
+test("a pasted Gemma 4 E2B config fills the sharing fields and counts the layers that keep a cache", () => {
+  const got = L.fromConfig(configOf("gemma-4-e2b-as-published"));
+  assert.deepEqual([got.fields.kv_shared, got.fields.kv_shared_sliding, got.fields.per_layer], ["20", "16", "256"]);
+  assert.equal(got.layers, 35);
+  assert.equal(got.attention, 15);
+  const ev = L.evaluate({ ...raw({ custom: "1", context: "131072" }), ...got.fields }, { ...ctx, facts: got.facts });
+  assert.deepEqual(ev.errors, {});
+  assert.equal(ev.result.memory.kv_cache_bytes, E.kvCacheBytes(gemmaE2b, 131072, 1, "f16"));
+});

@@ -32,11 +32,20 @@ export const MAX_CARDS = TABLES.limits.cards;
 const ARCH_NAMES = {
   params: "parameters_b", active: "active_parameters_b", layers: "layers", hidden: "hidden_size", heads: "attention_heads",
   kv_heads: "kv_heads", head_dim: "head_dim", vocab: "vocab_size", inter: "intermediate_size", experts: "experts",
-  experts_k: "experts_per_token",
+  experts_k: "experts_per_token", kv_shared: "kv_shared_layers", kv_shared_sliding: "kv_shared_sliding_layers",
+  per_layer: "per_layer_embedding_dim",
 };
 const OPTIONAL = ["active", "inter", "experts", "experts_k"];
-export const ARCH_FIELDS = Object.fromEntries(Object.entries(ARCH_NAMES).map(([field, name]) => [
-  field, OPTIONAL.includes(field) ? { ...TABLES.limits.model[name], optional: true } : TABLES.limits.model[name]]));
+/** Gemma 3n / Gemma 4 E2B-E4B: the last layers, which reuse an earlier layer's KV cache (and how many of them have
+ * the sliding window), and the width of the per-layer embedding table. Empty or 0: none. The engine checks these
+ * counts against the layers (checkLayerKinds); evaluate() names the field at fault first. */
+const LAYER_COUNT = { integer: true, min: 0, max: TABLES.limits.model.layers.max, optional: true };
+const OWN_LIMITS = {
+  kv_shared: LAYER_COUNT, kv_shared_sliding: LAYER_COUNT,
+  per_layer: { ...TABLES.limits.model.per_layer_embedding_dim, min: 0, optional: true },
+};
+export const ARCH_FIELDS = Object.fromEntries(Object.entries(ARCH_NAMES).map(([field, name]) => [field,
+  OWN_LIMITS[field] || (OPTIONAL.includes(field) ? { ...TABLES.limits.model[name], optional: true } : TABLES.limits.model[name])]));
 export const RUN_FIELDS = { context: TABLES.limits.context, batch: TABLES.limits.batch, gpus: TABLES.limits.gpus };
 /** Offload (inference): what goes to host memory, how many layers (empty: every MoE layer's experts), the host's
  * memory and bandwidth (empty: not checked, the platform's default); the runtime's backend ("": the vendor's). */
@@ -117,13 +126,16 @@ export function archOf(model) {
     params: s(model.parameters_b), active: moe ? s(model.active_parameters_b) : "", layers: s(model.layers),
     hidden: s(model.hidden_size), heads: s(model.attention_heads), kv_heads: s(model.kv_heads), head_dim: s(model.head_dim),
     vocab: s(model.vocab_size), inter: s(model.intermediate_size), experts: moe ? s(model.experts) : "",
-    experts_k: moe ? s(model.experts_per_token) : "", tied: model.tied_embeddings ? "1" : "0",
+    experts_k: moe ? s(model.experts_per_token) : "", kv_shared: s(model.kv_shared_layers || ""),
+    kv_shared_sliding: model.kv_shared_layers ? s(model.kv_shared_sliding_layers ?? 0) : "",
+    per_layer: s(model.per_layer_embedding_dim || ""), tied: model.tied_embeddings ? "1" : "0",
   };
 }
 
 /** The facts of a model's layers that the form's fields do not hold: kept beside a custom architecture
  * started from a catalogue model or a pasted config.json, so that its estimate keeps them. */
 export const LAYER_FACTS = ["attention", "kv_lora_rank", "qk_rope_head_dim", "sliding_window", "sliding_window_layers",
+  "full_head_dim", "full_kv_heads", "full_values_from_keys",
   "state_layers", "state_kind", "state_heads", "state_head_dim", "state_key_heads", "state_key_dim", "state_groups",
   "state_conv_kernel", "mlp_only_layers", "index_topk", "index_heads", "index_head_dim", "moe_intermediate_size",
   "dense_layers", "shared_experts"];
@@ -148,12 +160,13 @@ export function fromConfig(text) {
   const m = r.model;
   const short = (x) => Number(x.toPrecision(4));
   const fields = archOf({ ...m, parameters_b: short(m.parameters_b), active_parameters_b: short(m.active_parameters_b) });
-  const attention = m.layers - (m.state_layers || 0) - (m.mlp_only_layers || 0);
+  const attention = m.layers - (m.state_layers || 0) - (m.mlp_only_layers || 0) - (m.kv_shared_layers || 0);
   return { fields, facts: layerFacts(m), layers: m.layers, attention };
 }
 
 /** The model a custom architecture describes: the same dict `python -m generator estimate` builds from its
- * flags, with the layer facts (layerFacts) of the model or config it started from. */
+ * flags, plus the KV-shared layers and the per-layer table (fields the command has no flag for; 0 or empty: none),
+ * with the layer facts (layerFacts) of the model or config it started from. */
 export function customModel(v, facts = null) {
   const model = {
     id: null, parameters_b: v.params, active_parameters_b: v.active ?? v.params, layers: v.layers, hidden_size: v.hidden,
@@ -164,10 +177,35 @@ export function customModel(v, facts = null) {
     model.experts = v.experts;
     model.experts_per_token = v.experts_k ?? Math.min(2, v.experts);
   }
+  if (v.kv_shared) {
+    model.kv_shared_layers = v.kv_shared;
+    model.kv_shared_sliding_layers = v.kv_shared_sliding ?? 0;
+  }
+  if (v.per_layer) model.per_layer_embedding_dim = v.per_layer;
   const kept = { ...(facts || {}) };
   if (!model.experts) for (const k of ["moe_intermediate_size", "dense_layers", "shared_experts"]) delete kept[k];
   if (kept.attention !== "mla") { delete kept.attention; delete kept.kv_lora_rank; delete kept.qk_rope_head_dim; }
   return Object.assign(model, kept);
+}
+
+/**
+ * The KV-shared layers of a custom architecture (parsed fields `a`, with the layer facts it started from): fewer than
+ * its attention layers (one at least keeps its own cache), and their sliding-window share no more than the shared
+ * layers or the sliding-window layers, leaving no more full-attention ones than the model has. The engine refuses
+ * the rest with one general message (checkLayerKinds); here each field gets the range it takes. {} when they hold.
+ */
+export function sharingErrors(a, facts = null) {
+  if (!a.kv_shared || !a.layers) return {};
+  const f = facts || {};
+  const attention = a.layers - (f.state_layers || 0) - (f.mlp_only_layers || 0);
+  if (a.kv_shared >= attention) return { kv_shared: { key: "calc.llm.err_kv_shared", params: { max: Math.max(attention - 1, 0) } } };
+  const sliding = f.sliding_window ? Math.min(f.sliding_window_layers || 0, attention) : 0;
+  const least = Math.max(0, a.kv_shared - (attention - sliding)), most = Math.min(a.kv_shared, sliding);
+  const given = a.kv_shared_sliding ?? 0;
+  if (given < least || given > most) {
+    return { kv_shared_sliding: { key: "calc.llm.err_kv_shared_sliding", params: { min: least, max: most } } };
+  }
+  return {};
 }
 
 // The field of the form an engine error's {field} names
@@ -241,7 +279,8 @@ export function evaluate(raw, ctx) {
     const a = { tied: bool(raw.tied) };
     for (const [name, spec] of Object.entries(ARCH_FIELDS)) {
       if (name === "experts_k" && (raw.experts ?? "").trim() === "") continue;
-      const r = parseField(raw[name], spec, lang);
+      if (name === "kv_shared_sliding" && !a.kv_shared) continue; // read with the shared layers only
+      const r = parseField(raw[name], spec, lang); // an address saved before a field existed: empty
       if (r.ok) a[name] = r.value;
       else errors[name] = r.error;
     }
@@ -249,6 +288,7 @@ export function evaluate(raw, ctx) {
       errors.active = { key: "calc.llm.err_active_needed", params: {} };
     }
     if (a.heads && a.kv_heads && a.kv_heads > a.heads && !errors.kv_heads) errors.kv_heads = { key: "calc.err.kv_heads", params: {} };
+    if (!errors.layers && !errors.kv_shared && !errors.kv_shared_sliding) Object.assign(errors, sharingErrors(a, ctx.facts));
     if (a.heads && a.head_dim && a.hidden && a.heads * a.head_dim !== a.hidden) {
       warnings.arch = { key: "calc.llm.warn_arch", params: { product: a.heads * a.head_dim, hidden: a.hidden } };
     }

@@ -51,6 +51,7 @@ export function setup(root, { lang, prefix, msg, fmt, data }) {
     const custom = raw.custom === "1";
     for (const n of ARCH) field(n).disabled = !custom;
     field("experts_k").disabled = !custom || (raw.experts || "").trim() === "";
+    field("kv_shared_sliding").disabled = !custom || ["", "0"].includes((raw.kv_shared || "").trim());
     const allowed = { runtime: runtimesFor(raw.mode), weights: weightsFor(raw.runtime, raw.mode), kv: kvFor(raw.runtime) };
     for (const [n, ok] of Object.entries(allowed)) for (const o of field(n).options) o.disabled = !ok.includes(o.value);
     field("kv").disabled = raw.mode !== "inference";
