@@ -254,6 +254,8 @@ FACTS = PerObject("a dataset's facts", ("dataset",))
 CHANGES = PerObject("what a reload changed", ("dataset",))
 RECORD_VIEWS = Memo("plain views of records", ("record", "view", "id"), limit=1 << 18)
 GRID = Memo("grid cells", ("model's fields", "card's engine fields", "fit digest"), limit=1 << 20)
+MEMORY_ROWS = Memo("a model's memory table", ("model's fields", "reference card's engine fields", "fit digest"),
+                   limit=1 << 14)
 PREDICTED = Memo("measured rows' estimates", ("row", "model's fields", "card's engine fields", "fit digest"), limit=1 << 19)
 TRAINING = Memo("training rows' estimates", ("fit digest",), limit=1)
 OF_ROWS = Memo("answers of the measured rows", ("every measured row", "query"), limit=64)
@@ -282,8 +284,8 @@ MINIFIED = Lru("minified JavaScript modules", ("digest of the module's bytes", "
                limit=256)
 
 MEMORY: tuple[Memo | Lru | PerObject | Scopes, ...] = (
-    PARSED, SEEN, LOADS, FACTS, CHANGES, RECORD_VIEWS, GRID, PREDICTED, TRAINING, OF_ROWS, OF_REVISIONS, DIGEST_PARTS,
-    THEME_FILES, LISTED_FILES, KEPT_FILES, MEDIA_PARSED, SITE_SIGNATURES, CODE_DIGESTS, PACKAGE_VERSIONS,
+    PARSED, SEEN, LOADS, FACTS, CHANGES, RECORD_VIEWS, GRID, MEMORY_ROWS, PREDICTED, TRAINING, OF_ROWS, OF_REVISIONS,
+    DIGEST_PARTS, THEME_FILES, LISTED_FILES, KEPT_FILES, MEDIA_PARSED, SITE_SIGNATURES, CODE_DIGESTS, PACKAGE_VERSIONS,
     MINIFIED)
 
 

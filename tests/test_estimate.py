@@ -720,3 +720,16 @@ def test_kv_shared_layers_are_checked():
     with pytest.raises(EstimateError) as exc:
         engine.check_model(dict(good, parameters_b=2.8))  # the table alone is 2.82B
     assert exc.value.key == "est.err.embeddings_above_params"
+
+
+def test_without_advice_a_setup_that_does_not_fit_has_no_shortfall_and_the_same_figures():
+    """Tables of many setups (the grid of the GPU and model pages) ask for no shortfall: the estimate
+    is otherwise the same, and a setup that fits still says it has none."""
+    bundle = read_bundle(ROOT / "data")
+    options = {"weights": "q4_k_m", "runtime": "llama.cpp", "context": 4096}
+    big, small = bundle.models["llama-3-1-70b"], bundle.gpus["rtx-4060"]
+    full, light = estimate(big, small, options, TABLE), estimate(big, small, options, TABLE, advice=False)
+    assert not full["fits"] and full["shortfall"]["suggestions"] and "shortfall" not in light
+    assert {k: v for k, v in full.items() if k != "shortfall"} == light
+    fits = estimate(bundle.models["llama-3-1-8b"], bundle.gpus["rtx-4090"], options, TABLE, advice=False)
+    assert fits["fits"] and fits["shortfall"] is None

@@ -50,6 +50,7 @@ from generator.estimate.offload import (
     resolve_front_end,
     smaller_formats,
     split_memory,
+    weights_of,
 )
 from generator.estimate.speed import (
     decode_from_terms,
@@ -307,7 +308,7 @@ def _memory(model: dict, o: dict, constants: dict | None, context: int) -> dict:
         return split_memory(model, o, constants, context, o["split"])
     if o["mode"] == "inference":
         return inference_memory(model, o["weights"], o["kv_cache"], context, o["batch"], o["runtime"], o["gpus"],
-                                o["gpu_layers"], o["flash_attention"], constants)
+                                o["gpu_layers"], o["flash_attention"], constants, parts=weights_of(model, o))
     return training_memory(model, o["mode"], "bf16" if o["mode"] == "qlora" else o["weights"], context, o["batch"],
                            o["gpus"], o["lora_rank"], o["checkpointing"], o["flash_attention"], constants, o["runtime"],
                            o["optimizer"], o["master_weights"], o["optimizer_in_backward"], o["chunked_loss"],
@@ -331,14 +332,19 @@ def max_context(model: dict, o: dict, constants: dict | None, limit_bytes: float
     return lo
 
 
-def estimate(model: dict, gpu: dict, options: dict | None = None, table: dict | None = None) -> dict:
-    """Everything the site shows for one model on one GPU (or ``gpus`` of them) under ``options``."""
+def estimate(model: dict, gpu: dict, options: dict | None = None, table: dict | None = None, *,
+             advice: bool = True) -> dict:
+    """Everything the site shows for one model on one GPU (or ``gpus`` of them) under ``options``.
+    With ``advice`` false, a setup that does not fit gets no ``shortfall`` key (what would make it
+    fit: a search over formats, contexts, offload and card counts): tables of many setups print
+    only whether each fits."""
     check_model(model)
     if not (isinstance(gpu.get("memory_gb"), (int, float)) and gpu["memory_gb"] > 0
             and isinstance(gpu.get("memory_bandwidth_gbs"), (int, float)) and gpu["memory_bandwidth_gbs"] > 0):
         raise EstimateError("est.err.gpu_figures")
     o = resolve_options(options)
     check_options(o, model)
+    o["parts_memo"] = {}  # this estimate's weights_parts by (weights, runtime): see offload.weights_of
     table = table or {}
     check_backend_card(o, gpu)
     check_runtime_card(o, gpu, table.get("runtime_cards"))
@@ -395,7 +401,8 @@ def estimate(model: dict, gpu: dict, options: dict | None = None, table: dict | 
         out["offload"] = {"host_layers": split["host_layers"], "expert_layers": split["expert_layers"],
                           "host_bytes": mem["host_bytes"], "host_limit_bytes": host_limit,
                           "experts_host_bytes": mem.get("experts_host_bytes", 0.0)}
-        out["shortfall"] = None if fits else shortfall(model, gpu, o, constants, mem, limit)
+        if fits or advice:
+            out["shortfall"] = None if fits else shortfall(model, gpu, o, constants, mem, limit)
     return out
 
 

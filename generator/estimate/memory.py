@@ -275,9 +275,10 @@ def usable_bytes(gpu: dict) -> float:
 
 def inference_memory(model: dict, weights: str, kv_cache: str, context: int, batch: int, runtime: str,
                      gpus: int = 1, gpu_layers: int | None = None, flash_attention: bool = True,
-                     constants: dict | None = None) -> dict:
-    """Bytes per GPU (weights, KV cache, activations, overhead, total) and what stays in host memory."""
-    w = weights_parts(model, weights, runtime)
+                     constants: dict | None = None, parts: dict | None = None) -> dict:
+    """Bytes per GPU (weights, KV cache, activations, overhead, total) and what stays in host memory;
+    ``parts``: ``weights_parts`` of the model in ``weights`` for ``runtime``, where the caller has it."""
+    w = weights_parts(model, weights, runtime) if parts is None else parts
     layers = model["layers"]
     on_gpu = layers if gpu_layers is None else max(0, min(layers, gpu_layers))
     frac = on_gpu / layers

@@ -106,13 +106,25 @@ def experts_moved(model: dict, w: dict, host_layers: int, expert_layers: int) ->
     return min(on_card, w["experts"] * expert_layers / n)
 
 
+def weights_of(model: dict, o: dict) -> dict:
+    """``weights_parts`` of the model in the options' weights and runtime, kept in ``o["parts_memo"]``
+    where the estimate gave one (one estimate asks for it in each of its many memory probes)."""
+    memo, key = o.get("parts_memo"), (o["weights"], o["runtime"])
+    if memo is None:
+        return weights_parts(model, *key)
+    if key not in memo:
+        memo[key] = weights_parts(model, *key)
+    return memo[key]
+
+
 def split_memory(model: dict, o: dict, constants: dict | None, context: int, split: dict) -> dict:
     """inference_memory with ``split`` = {"host_layers", "expert_layers"}: the card's and the host's bytes."""
     layers = model["layers"]
     h, e = split["host_layers"], split["expert_layers"]
+    w = weights_of(model, o)
     mem = inference_memory(model, o["weights"], o["kv_cache"], context, o["batch"], o["runtime"], o["gpus"],
-                           layers - h, o["flash_attention"], constants)
-    moved = experts_moved(model, weights_parts(model, o["weights"], o["runtime"]), h, e)
+                           layers - h, o["flash_attention"], constants, parts=w)
+    moved = experts_moved(model, w, h, e)
     if moved:
         n = max(1, o["gpus"])
         mem = {**mem, "weights_bytes": mem["weights_bytes"] - moved / n, "total_bytes": mem["total_bytes"] - moved / n,
@@ -172,7 +184,7 @@ def chosen_split(model: dict, o: dict, constants: dict | None, limit: float, hos
 def adjust_decode_terms(t: dict, model: dict, gpu: dict, o: dict, k: dict, split: dict) -> dict:
     """decode_terms (made with the layers on the card) with the moved experts read from the host, and
     the host read at its own bandwidth rather than the speed table's ``cpu_bandwidth_gbs``."""
-    w = weights_parts(model, o["weights"], o["runtime"])
+    w = weights_of(model, o)
     moved = experts_moved(model, w, split["host_layers"], split["expert_layers"]) * expert_fraction(model, o["batch"])
     bw = gpu["memory_bandwidth_gbs"] * 1e9
     host = host_bandwidth_gbs(gpu, o.get("host_bandwidth_gbs")) * 1e9
@@ -182,7 +194,7 @@ def adjust_decode_terms(t: dict, model: dict, gpu: dict, o: dict, k: dict, split
 
 def adjust_prefill_terms(t: dict, model: dict, o: dict, k: dict, split: dict) -> dict:
     """prefill_terms with the moved experts copied over PCIe with the host's layers, at ``pcie_gbs``."""
-    w = weights_parts(model, o["weights"], o["runtime"])
+    w = weights_of(model, o)
     tokens = o["context"] * o["batch"]
     ubatch = min(_RUNTIME.get(o["runtime"], {}).get("ubatch", tokens), tokens)
     chunks = -(-tokens // ubatch)

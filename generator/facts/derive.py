@@ -203,8 +203,8 @@ class Derived(EstimateFacts):
         """Compute what every language needs before the languages render in parallel processes
         (forked, they inherit it instead of each computing it again)."""
         for name in ("states", "trees", "history", "figures", "revision_prices", "advice_age", "estimates",
-                     "today", "grid", "measured", "picker_views", "story", "today_client", "today_picks",
-                     "today_excluded"):
+                     "today", "grid", "fastest_fits", "memory_tables", "measured", "picker_views", "story",
+                     "today_client", "today_picks", "today_excluded"):
             getattr(self, name)
         self.figures.complete()
         return self

@@ -21,13 +21,48 @@ from generator.facts.engine_input import ENGINE_GPU_FIELDS, engine_dict, from_da
 from generator.facts.holdout import holdout_errors, holdout_rows
 
 GRID_OPTIONS = {"weights": "q4_k_m", "runtime": "llama.cpp", "context": 4096}
+# (weights, runtime) of a model page's memory table, and its contexts (those up to the model's longest)
+MEMORY_FORMATS = (("q4_k_m", "llama.cpp"), ("q8_0", "llama.cpp"), ("bf16", "transformers"))
+MEMORY_CONTEXTS = (4096, 32768, 131072)
+
+
+def four_bit(weights: str) -> bool:
+    """A format whose bulk (the experts where it keeps them apart) is stored in about 4 bits."""
+    f = formats.WEIGHT_FORMATS[weights]
+    return (f.get("experts") or f.get("base") or 16) <= 4.5
+
+
+def memory_formats(model: dict) -> list[tuple[str, str]]:
+    """(weights, runtime) of a model's memory table: the 4-bit GGUF, 8-bit GGUF and BF16, with the
+    format the publisher ships first where it is not 16-bit. A 4-bit native format (gpt-oss's MXFP4,
+    which llama.cpp keeps in its GGUF files) stands for the 4-bit row."""
+    native = model.get("native_weights")
+    if not native:
+        return list(MEMORY_FORMATS)
+    runtime = "llama.cpp" if native in formats.GGUF_RUNTIME_LOADS.get("llama.cpp", ()) else "vllm"
+    return [(native, runtime)] + [f for f in MEMORY_FORMATS if not (four_bit(native) and f[0] == "q4_k_m")]
+
+
+def memory_contexts(model: dict) -> tuple[int, ...]:
+    return tuple(n for n in MEMORY_CONTEXTS if n <= model["max_context"]) or (model["max_context"],)
 
 
 def _grid_estimate(model: dict, gpu: dict, table: dict) -> dict | None:
     try:
-        return estimate(model, gpu, GRID_OPTIONS, table)
+        return estimate(model, gpu, GRID_OPTIONS, table, advice=False)  # the pages print no shortfall of a cell
     except EstimateError:
         return None
+
+
+def _memory_row(model: dict, ref: dict, weights: str, runtime: str, contexts, table: dict) -> list[float | None]:
+    row = []
+    for ctx in contexts:
+        try:
+            row.append(estimate(model, ref, {"weights": weights, "runtime": runtime, "context": ctx}, table)
+                       ["memory"]["total_bytes"] / formats.GIB)
+        except EstimateError:
+            row.append(None)
+    return row
 
 
 class EstimateFacts:
@@ -113,6 +148,23 @@ class EstimateFacts:
         cell = (self.content_key("models", mid), self.content_key("gpus", gid), self.fit_digest)
         return reuse.GRID.get(cell, lambda: _grid_estimate(self.bundle.models[mid], self.bundle.gpus[gid], self.estimates))
 
+    def memory_table(self, mid: str) -> list[tuple[str, str, list[float | None]]]:
+        """[(weights, runtime, GiB at each of ``memory_contexts``)] of one model on the reference card
+        (weights, KV cache and the runtime's workspace; None where the engine gives no estimate): a
+        model page's memory table, the same in every language."""
+
+        model = self.bundle.models[mid]
+        ref = self.estimates.get("reference") or next(iter(self.bundle.gpus.values()))
+        contexts = memory_contexts(model)
+        key = (self.content_key("models", mid), _engine_view(ref, ENGINE_GPU_FIELDS), self.fit_digest)
+        return reuse.MEMORY_ROWS.get(key, lambda: [(w, r, _memory_row(model, ref, w, r, contexts, self.estimates))
+                                                   for w, r in memory_formats(model)])
+
+    @functools.cached_property
+    def memory_tables(self) -> dict[str, list]:
+        """Every model's ``memory_table`` (computed before the languages render in parallel)."""
+        return {mid: self.memory_table(mid) for mid in self.bundle.models}
+
     @functools.cached_property
     def grid(self) -> dict[tuple[str, str], dict]:
         """(model id, gpu id) -> the estimate for one card, 4-bit GGUF (Q4_K_M) in llama.cpp at
@@ -122,6 +174,18 @@ class EstimateFacts:
             for gid in self.bundle.gpus:
                 if (e := self.grid_cell(mid, gid)) is not None:
                     out[mid, gid] = e
+        return out
+
+    @functools.cached_property
+    def fastest_fits(self) -> dict[str, list[tuple[str, dict]]]:
+        """model id -> [(gpu id, grid estimate)] of the cards that hold it alone, fastest decode first
+        (ties by id): what a model page's list of cards is chosen from."""
+        out: dict[str, list[tuple[str, dict]]] = {}
+        for (mid, gid), e in self.grid.items():
+            if e["fits"]:
+                out.setdefault(mid, []).append((gid, e))
+        for rows in out.values():
+            rows.sort(key=lambda ge: (-(ge[1]["decode_tokens_per_s"] or 0), ge[0]))
         return out
 
     @functools.cached_property

@@ -7,13 +7,10 @@ from urllib.parse import urlencode
 from markupsafe import Markup, escape
 
 from generator.data.records_llm import BENCHMARK_WORKLOADS, MODEL_SOURCED
-from generator.estimate import EstimateError, estimate
-from generator.estimate.formats import GGUF_RUNTIME_LOADS, WEIGHT_FORMATS
-from generator.facts.estimates import GRID_OPTIONS
+from generator.facts.estimates import GRID_OPTIONS, four_bit, memory_contexts
 from generator.facts.today import CONTEXT, INFERENCE_MODELS, newest_date
 from generator.publish.charts_accuracy import METRICS, accuracy_chart
 
-GIB = 1024 ** 3
 MODEL_FIELDS = ("parameters_b", "active_parameters_b", "layers", "hidden_size", "intermediate_size", "attention",
                 "attention_heads", "kv_heads", "head_dim", "vocab_size", "tied_embeddings", "experts",
                 "experts_per_token", "shared_experts", "moe_intermediate_size", "dense_layers", "kv_lora_rank",
@@ -21,16 +18,8 @@ MODEL_FIELDS = ("parameters_b", "active_parameters_b", "layers", "hidden_size", 
                 "state_head_dim", "state_key_heads", "state_key_dim", "state_groups", "state_conv_kernel",
                 "mlp_only_layers", "mtp_layers", "index_topk", "index_heads", "index_head_dim", "vision_encoder",
                 "max_context", "release_date", "licence")
-# (label, weights, runtime) of the memory table on model pages
-MEMORY_FORMATS = (("Q4_K_M (GGUF)", "q4_k_m", "llama.cpp"), ("Q8_0 (GGUF)", "q8_0", "llama.cpp"),
-                  ("BF16", "bf16", "transformers"))
-CONTEXTS = (4096, 32768, 131072)
-
-
-def _four_bit(weights: str) -> bool:
-    """A format whose bulk (the experts where it keeps them apart) is stored in about 4 bits."""
-    f = WEIGHT_FORMATS[weights]
-    return (f.get("experts") or f.get("base") or 16) <= 4.5
+# the label of each weight format of the memory table on model pages (the native format's: model.as_published)
+MEMORY_LABELS = {"q4_k_m": "Q4_K_M (GGUF)", "q8_0": "Q8_0 (GGUF)", "bf16": "BF16"}
 
 
 class EstimatesText:
@@ -163,43 +152,18 @@ class EstimatesText:
         return out
 
     def model_contexts(self, model):
-        return [n for n in CONTEXTS if n <= model["max_context"]] or [model["max_context"]]
-
-    def memory_formats(self, model) -> list[tuple[str, str, str]]:
-        """(label, weights, runtime) of a model's memory table: the 4-bit GGUF, 8-bit GGUF and BF16,
-        with the format the publisher ships first where it is not 16-bit. A 4-bit native format
-        (gpt-oss's MXFP4, which llama.cpp keeps in its GGUF files) stands for the 4-bit row."""
-        native = model.get("native_weights")
-        if not native:
-            return list(MEMORY_FORMATS)
-        runtime = "llama.cpp" if native in GGUF_RUNTIME_LOADS.get("llama.cpp", ()) else "vllm"
-        label = self.fill_plain("model.as_published", format=native.upper())
-        four_bit = _four_bit(native)
-        return [(label, native, runtime)] + [f for f in MEMORY_FORMATS if not (four_bit and f[1] == "q4_k_m")]
+        return list(memory_contexts(model))
 
     def model_memory(self, mid: str):
         """[(format label, [GiB at each context])]: weights, KV cache and the runtime's workspace."""
-
-        facts = self.facts
-        model = facts.bundle.models[mid]
-        ref = facts.estimates.get("reference") or next(iter(facts.bundle.gpus.values()))
-        rows = []
-        for label, weights, runtime in self.memory_formats(model):
-            row = []
-            for ctx in self.model_contexts(model):
-                try:
-                    e = estimate(model, ref, {"weights": weights, "runtime": runtime, "context": ctx}, facts.estimates)
-                    row.append(e["memory"]["total_bytes"] / GIB)
-                except EstimateError:
-                    row.append(None)
-            rows.append((label, row))
-        return rows
+        native = self.facts.bundle.models[mid].get("native_weights")
+        return [(self.fill_plain("model.as_published", format=native.upper()) if w == native else MEMORY_LABELS[w], row)
+                for w, _runtime, row in self.facts.memory_table(mid)]
 
     def model_four_bit(self, mid: str):
         """GiB at 4,096 tokens in the model's 4-bit format (its own where it ships one, else Q4_K_M)."""
-        model = self.facts.bundle.models[mid]
-        native = model.get("native_weights")
-        row = 0 if native and _four_bit(native) else (1 if native else 0)
+        native = self.facts.bundle.models[mid].get("native_weights")
+        row = 0 if native and four_bit(native) else (1 if native else 0)
         return self.model_memory(mid)[row][1][0]
 
     # how many cards of each kind "Cards that run it" lists: a reader's own desk first
@@ -218,9 +182,7 @@ class EstimatesText:
         """The cards that hold the model alone (Q4_K_M, 4,096 tokens): the fastest of each segment
         (consumer cards, workstation cards, datacenter cards, cloud chips), so that the cards a reader
         can buy stand beside the datacenter ones. [(segment, [(gpu id, estimate)])]."""
-        grid = self.facts.grid
-        fits = [(gid, e) for (m, gid), e in grid.items() if m == mid and e["fits"]]
-        fits.sort(key=lambda ge: (-(ge[1]["decode_tokens_per_s"] or 0), ge[0]))
+        fits = self.facts.fastest_fits.get(mid, [])
         out = []
         for segment, count in self.CARDS_PER_SEGMENT:
             chosen = [(gid, e) for gid, e in fits if self.ds.gpus[gid]["segment"] == segment][:count]

@@ -421,8 +421,11 @@ def _build_pipelined(ds: Dataset, paths: Paths, parts: dict[str, Path], timings:
     # What each language process would otherwise redo is done once here and inherited by the fork:
     # the derived tables, the minified JavaScript, the page templates' compiled code, and MkDocs with its plugins and
     # Markdown extensions imported and configured.
+    t0 = time.perf_counter()
     derive(ds).warm()
     minified_modules(paths)
+    if timings:  # the generator's work that every language shares (the fit, the grid of estimates)
+        timings.add("derive", time.perf_counter() - t0)
     preload_templates(paths.templates, paths.page_cache)
     with mkdocs_glue.preloaded(paths.root / "mkdocs.yml", paths.static):
         done = _fork_map(_build_forked, langs, (ds, paths, parts))
