@@ -53,6 +53,9 @@ def validate(data_dir: Path, holdout_dir: Path) -> tuple[list[dict], list[str]]:
             names[f"{Path(tmp)}/data/measurements/{PREFIX}{f.name}"] = shown_path
             names[f"data/measurements/{PREFIX}{f.name}"] = shown_path
         ds, problems = load_dataset(tree, Path(tmp))
+        # warnings (a figure to check, say) are reported by `generator validate` and stop nothing here
+        problems = [p for p in problems if getattr(p, "level", "error") == "error"]
+        names[f"{tree}/"] = f"{data_dir}/"  # a problem in a shipped file: named by its path in data/
         shown = []
         for p in problems:
             text = str(p)

@@ -60,3 +60,26 @@ def test_the_shipped_held_out_files_are_valid_and_outside_the_fit():
     assert problems == [] and len(rows) >= 40
     shipped = {p.name for p in (ROOT / "data" / "measurements").glob("*.yaml")}
     assert not shipped & {p.name for p in holdout.HOLDOUT.glob("*.yaml")}
+
+
+def test_a_warning_in_the_shipped_data_stops_nothing(tmp_path, monkeypatch):
+    """A warning of data/ (a price to check, say) is `generator validate`'s to report: the held-out
+    rows still load; an error still stops them."""
+    from generator.data import loader
+    from generator.data.problems import Problem
+
+    real = loader.load_dataset
+
+    def with_problem(level):
+        def load(tree, tmp):
+            ds, problems = real(tree, tmp)
+            return ds, [*problems, Problem(f"{tree}/prices/rtx-5090.yaml", 57, "observations[8].usd", "check it", level)]
+        return load
+
+    (tmp_path / "lab.yaml").write_text(GOOD, encoding="utf-8")
+    monkeypatch.setattr(loader, "load_dataset", with_problem("warning"))
+    rows, problems = holdout.validate(ROOT / "data", tmp_path)
+    assert problems == [] and len(rows) == 2
+    monkeypatch.setattr(loader, "load_dataset", with_problem("error"))
+    rows, problems = holdout.validate(ROOT / "data", tmp_path)
+    assert rows == [] and problems == [f"{(ROOT / 'data').resolve()}/prices/rtx-5090.yaml:57: observations[8].usd: check it"]
