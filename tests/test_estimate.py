@@ -535,12 +535,13 @@ def test_older_transformers_releases_pay_for_their_expert_loop_and_fp8_synchroni
     device after each call through 5.3. A measured result's recorded version decides which paths
     it took, and an estimate without a version (the current release) takes none."""
     moe, gpu = M["qwen3-30b-a3b"], FIXTURE["gpus"]["a100-sxm4-80gb"]
-    assert speed.runtime_paths("transformers", "4.51.3") == {"expert_loop": "all", "fp8_sync": True}
-    assert speed.runtime_paths("transformers", "4.53.0") == {"expert_loop": "chosen", "fp8_sync": True}
-    assert speed.runtime_paths("transformers", "5.3.0") == {"expert_loop": None, "fp8_sync": True}
-    assert speed.runtime_paths("transformers", "5.4.0") == {"expert_loop": None, "fp8_sync": False}
+    paths = {"expert_loop": None, "fp8_sync": False, "old_build": False}
+    assert speed.runtime_paths("transformers", "4.51.3") == {**paths, "expert_loop": "all", "fp8_sync": True}
+    assert speed.runtime_paths("transformers", "4.53.0") == {**paths, "expert_loop": "chosen", "fp8_sync": True}
+    assert speed.runtime_paths("transformers", "5.3.0") == {**paths, "fp8_sync": True}
+    assert speed.runtime_paths("transformers", "5.4.0") == paths
     for runtime, version in (("transformers", None), ("transformers", "unknown"), ("vllm", "0.4.0")):
-        assert speed.runtime_paths(runtime, version) == {"expert_loop": None, "fp8_sync": False}
+        assert speed.runtime_paths(runtime, version) == paths
     layers, experts = moe["layers"], moe["experts"]
     old = speed.decode_terms(moe, gpu, "bf16", "f16", 1, 1, "transformers", runtime_version="4.51.3")
     assert old["expert_runs"] == layers * experts and old["sync_calls"] == 0
@@ -555,6 +556,26 @@ def test_older_transformers_releases_pay_for_their_expert_loop_and_fp8_synchroni
     k = {**speed.DEFAULT_SPEED, "overhead_s_per_expert": 1e-4, "overhead_s_per_sync": 2e-4}
     assert 1 / speed.decode_from_terms(fp8, k) - 1 / speed.decode_from_terms(now, k) == pytest.approx(
         1e-4 * layers * experts + 2e-4 * fp8["sync_calls"])
+
+
+def test_older_llama_cpp_builds_pay_a_fitted_time_per_layer_in_decode():
+    """A decode result of a llama.cpp build from before b3200 counts its layers as old_layers, each
+    costing overhead_s_per_old_layer; a current or unnumbered build (every estimate) counts none.
+    The fit finds that cost from the results of such builds (the 2024 ones in data/) and it stays
+    out of the constants an estimate reads for today's builds."""
+    model, gpu = M["llama-2-7b"], FIXTURE["gpus"]["rtx-3090"]
+    assert speed.runtime_paths("llama.cpp", "b2824")["old_build"] is True
+    for version in ("b3200", "b6918", "main", None):
+        assert speed.runtime_paths("llama.cpp", version)["old_build"] is False
+    old = speed.decode_terms(model, gpu, "q4_0", "f16", 512, 1, "llama.cpp", runtime_version="b2824")
+    now = speed.decode_terms(model, gpu, "q4_0", "f16", 512, 1, "llama.cpp")
+    assert old["old_layers"] == model["layers"] and now["old_layers"] == 0
+    k = {**speed.DEFAULT_SPEED, "overhead_s_per_old_layer": 7e-5}
+    assert 1 / speed.decode_from_terms(old, k) - 1 / speed.decode_from_terms(now, k) == pytest.approx(7e-5 * model["layers"])
+    fitted = fitting.fit_constants(*(lambda b: (b.models, b.gpus, b.measurements, b.revisions))(read_bundle(ROOT / "data")))
+    cuda = fitted["speed"]["llama.cpp/cuda"]
+    assert cuda["overhead_s_per_old_layer"] > 0  # the 2024 builds' results call for it
+    assert "overhead_s_per_old_layer" not in fitted["speed"]["transformers"]  # no result of another runtime takes it
 
 
 def test_a_named_gptq_kernel_gets_its_own_compute_efficiency():

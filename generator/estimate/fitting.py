@@ -17,8 +17,8 @@ Constants (``fit_constants``), all deterministic, no randomness, no external sol
     (squared up to ``HUBER``, linear beyond): a few results on code paths the engine does not model
     (a slow quantized kernel, a host that launches slowly) would otherwise decide the constants
     every other result shares. Per runtime, where some decode result of the key takes an older
-    release's path (``speed.runtime_paths``), ``overhead_s_per_expert`` and ``overhead_s_per_sync``
-    (0-1 ms each) join the same search.
+    release's path (``speed.runtime_paths``), ``overhead_s_per_expert``, ``overhead_s_per_sync``
+    and ``overhead_s_per_old_layer`` (0-1 ms each) join the same search.
   * ``eff_compute`` per runtime/backend/kernel, where at least MIN_GROUP decode results name the
     kernel of their GPTQ/AWQ weights: a search on those results alone (Huber loss, bounds
     0.002-1.5), every other constant inherited.
@@ -115,7 +115,7 @@ def speed_point(m: dict, models: dict, gpus: dict):
         # and the prompt's processing is part of the time
         context = x["context"] + generated // 2
         t = decode_terms(x["model"], x["gpu"], x["weights"], x["kv"], context, x["batch"], x["runtime"], x["gpus"],
-                         on_gpu, runtime_version=m.get("runtime_version"))
+                         on_gpu, runtime_version=version)
         if split is not None:  # the host's share read at the host's bandwidth (offload.py)
             t = adjust_decode_terms(t, x["model"], x["gpu"], o, DEFAULT_SPEED, split)
         if generated and x["context"] >= 1:
@@ -174,7 +174,7 @@ def _rows(points) -> tuple[list, list]:
         if p["metric"] == "decode_tokens_per_s":
             prompt = _prefill_row(p["prompt"]) if p.get("generated") else None
             dec.append((t["mem_s"], t["kv_s"], t["kv_copy_s"], t["cpu_s"], t["compute_s"], t.get("expert_runs", 0.0),
-                        t.get("sync_calls", 0.0), t["layers"], t["comm_s"], t["batch"],
+                        t.get("sync_calls", 0.0), t.get("old_layers", 0), t["layers"], t["comm_s"], t["batch"],
                         t["batch"] * p["generated"] if prompt else 0, p["prompt"]["tokens"] if prompt else 0, prompt,
                         p["log_value"]))
         else:
@@ -200,13 +200,14 @@ def _loss(rows: tuple[list, list], k: dict, kind: str = "squared") -> float:
     kv_factor, eff_bw, eff_cpu, eff_compute = k["kv_factor"], k["eff_bw"], k["eff_cpu"], k["eff_compute"]
     per_expert, per_sync, overhead, per_layer = (k["overhead_s_per_expert"], k["overhead_s_per_sync"], k["overhead_s"],
                                                  k["overhead_s_per_layer"])
+    per_old = k["overhead_s_per_old_layer"]
     moe_prefill = k["moe_prefill"]
     preds = []
-    for (mem_s, kv_s, kv_copy_s, cpu_s, compute_s, expert_runs, sync_calls, layers, comm_s, batch, tokens, prompt_tokens,
-         prompt, log_value) in rows[0]:
+    for (mem_s, kv_s, kv_copy_s, cpu_s, compute_s, expert_runs, sync_calls, old_layers, layers, comm_s, batch, tokens,
+         prompt_tokens, prompt, log_value) in rows[0]:
         mem = mem_s + (kv_factor - 1) * kv_s + kv_copy_s
         step = max(mem / eff_bw + cpu_s / eff_cpu, compute_s / eff_compute)
-        paths = per_expert * expert_runs + per_sync * sync_calls
+        paths = per_expert * expert_runs + per_sync * sync_calls + per_old * old_layers
         rate = batch / (step + overhead + per_layer * layers + paths + comm_s)
         if prompt is not None and rate and rate > 0:
             prompt_rate = _prefill_rate(prompt, moe_prefill, eff_compute, eff_bw, per_layer)
@@ -290,17 +291,18 @@ def _fit_key(points, base: dict, per_runtime: bool = True) -> dict:
         if len(long) >= MIN_GROUP and per_runtime:
             names.append("kv_factor")
         # the older releases' code paths, where some result of the key takes them
-        names += [n for n, term in (("overhead_s_per_expert", "expert_runs"), ("overhead_s_per_sync", "sync_calls"))
+        names += [n for n, term in (("overhead_s_per_expert", "expert_runs"), ("overhead_s_per_sync", "sync_calls"),
+                                    ("overhead_s_per_old_layer", "old_layers"))
                   if per_runtime and any(p["terms"].get(term) for p in dec)]
         # searched in log eff_bw, milliseconds and microseconds, jointly with the cache's traffic
         scale = {"overhead_s": 1000, "overhead_s_per_layer": 1e6, "kv_factor": 1, "overhead_s_per_expert": 1e6,
-                 "overhead_s_per_sync": 1e6}
+                 "overhead_s_per_sync": 1e6, "overhead_s_per_old_layer": 1e6}
         lo = {"eff_bw": math.log(0.05), "overhead_s": 0.0, "overhead_s_per_layer": 0.0, "kv_factor": 1.0,
-              "overhead_s_per_expert": 0.0, "overhead_s_per_sync": 0.0}
+              "overhead_s_per_expert": 0.0, "overhead_s_per_sync": 0.0, "overhead_s_per_old_layer": 0.0}
         hi = {"eff_bw": 0.0, "overhead_s": 50.0, "overhead_s_per_layer": 3000.0, "kv_factor": 40.0,
-              "overhead_s_per_expert": 1000.0, "overhead_s_per_sync": 1000.0}
+              "overhead_s_per_expert": 1000.0, "overhead_s_per_sync": 1000.0, "overhead_s_per_old_layer": 1000.0}
         step = {"eff_bw": 0.3, "overhead_s": 2.0, "overhead_s_per_layer": 50.0, "kv_factor": 2.0,
-                "overhead_s_per_expert": 20.0, "overhead_s_per_sync": 20.0}
+                "overhead_s_per_expert": 20.0, "overhead_s_per_sync": 20.0, "overhead_s_per_old_layer": 20.0}
 
         def unpack(v):
             return {n: math.exp(x) if n == "eff_bw" else x / scale[n] for n, x in zip(names, v, strict=True)}
@@ -310,7 +312,7 @@ def _fit_key(points, base: dict, per_runtime: bool = True) -> dict:
                     [math.log(k[n]) if n == "eff_bw" else k[n] * scale[n] for n in names], [step[n] for n in names],
                     [lo[n] for n in names], [hi[n] for n in names])
         digits = {"eff_bw": 4, "overhead_s": 7, "overhead_s_per_layer": 9, "kv_factor": 3, "overhead_s_per_expert": 9,
-                  "overhead_s_per_sync": 9}
+                  "overhead_s_per_sync": 9, "overhead_s_per_old_layer": 9}
         for n, v in unpack(x).items():
             k[n] = out[n] = round(v, digits[n])
         fit_pre()

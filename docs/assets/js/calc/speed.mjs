@@ -20,20 +20,33 @@ export function halfRateFp32Accumulate(gpu) {
 /** The int8 rate of llama.cpp's quantized matrix kernels (MMQ) on NVIDIA's CUDA backend in today's builds,
  * or null (speed.py: llama_cpp_int8_tops): 4 x fp32_tflops with dp4a on Pascal (6.1 to 6.x), twice the
  * FP16-accumulate tensor rate on int8 tensor cores (7.5 and later). */
-export function llamaCppInt8Tops(gpu, weights, runtime) {
+// llama.cpp builds before this one multiplied a prompt's quantized weights with FP16 cuBLAS where today's
+// run int8 MMQ kernels, and spent a fixed extra time per layer in each decode step (speed.py)
+export const MMQ_DEFAULT_BUILD = 3200;
+
+/** 'b2824' -> 2824; null for a missing or unnumbered build (taken as a current one). */
+export function llamaCppBuild(version) {
+  const m = /^b?(\d+)$/.exec(String(version ?? "").trim());
+  return m ? Number(m[1]) : null;
+}
+
+export function llamaCppInt8Tops(gpu, weights, runtime, runtimeVersion = null) {
   if (runtime !== "llama.cpp" || gpu.vendor !== "nvidia" || backend(gpu, runtime) !== "cuda") return null;
   if (!(isGguf(weights) || weights === "mxfp4")) return null;
   const cc = versionTuple(gpu.compute_capability);
   if (cc === null) return null;
   if (!versionBelow(cc, [6, 1]) && versionBelow(cc, [7, 0])) return 4 * (gpu.fp32_tflops || 0) || null;
+  const build = llamaCppBuild(runtimeVersion);
   const t = gpu.fp16_tensor_tflops || 0;
-  if (!versionBelow(cc, [7, 5]) && t > 0) return 2 * t * (halfRateFp32Accumulate(gpu) ? 2 : 1);
+  if (!versionBelow(cc, [7, 5]) && t > 0 && (build === null || build >= MMQ_DEFAULT_BUILD)) {
+    return 2 * t * (halfRateFp32Accumulate(gpu) ? 2 : 1);
+  }
   return null;
 }
 
-export function matrixTflops(gpu, weights, runtime) {
+export function matrixTflops(gpu, weights, runtime, runtimeVersion = null) {
   if (weights === "fp8" && SERVING_RUNTIMES.includes(runtime) && (gpu.fp8_tensor_tflops || 0) > 0) return gpu.fp8_tensor_tflops;
-  const int8 = llamaCppInt8Tops(gpu, weights, runtime);
+  const int8 = llamaCppInt8Tops(gpu, weights, runtime, runtimeVersion);
   if (int8) return int8;
   const t = gpu.fp16_tensor_tflops || 0;
   if (t > 0 && runtime === "llama.cpp" && halfRateFp32Accumulate(gpu)) return 2 * t;
@@ -56,10 +69,14 @@ const versionBelow = (v, limit) => v[0] !== limit[0] ? v[0] < limit[0] : v[1] !=
 
 /** Which of the older code paths counted in decode a runtime release takes (speed.py). */
 export function runtimePaths(runtime, version = null) {
+  if (runtime === "llama.cpp") {
+    const build = llamaCppBuild(version);
+    return { expert_loop: null, fp8_sync: false, old_build: build !== null && build < MMQ_DEFAULT_BUILD };
+  }
   const v = versionTuple(version);
-  if (runtime !== "transformers" || v === null) return { expert_loop: null, fp8_sync: false };
+  if (runtime !== "transformers" || v === null) return { expert_loop: null, fp8_sync: false, old_build: false };
   const loop = versionBelow(v, [4, 53]) ? "all" : versionBelow(v, [5, 0]) ? "chosen" : null;
-  return { expert_loop: loop, fp8_sync: versionBelow(v, [5, 4]) };
+  return { expert_loop: loop, fp8_sync: versionBelow(v, [5, 4]), old_build: false };
 }
 
 /** [expert module runs, device-synchronizing linear calls] per decode step on these paths. */
@@ -93,11 +110,12 @@ export function decodeTerms(model, gpu, weights, kvCache, context, batch, runtim
   const bw = gpu.memory_bandwidth_gbs * 1e9;
   const p = w.params;
   const flops = 2 * computedParams(model, p) * batch;
-  const tflops = matrixTflops(gpu, weights, runtime) * 1e12;
+  const tflops = matrixTflops(gpu, weights, runtime, runtimeVersion) * 1e12;
   const kvS = kv * frac / bw / (tp ? n : 1);
-  const [runs, syncs] = moduleRuns(model, weights, batch, runtimePaths(runtime, runtimeVersion));
+  const paths = runtimePaths(runtime, runtimeVersion);
+  const [runs, syncs] = moduleRuns(model, weights, batch, paths);
   return {
-    expert_runs: runs, sync_calls: syncs,
+    expert_runs: runs, sync_calls: syncs, old_layers: paths.old_build ? model.layers : 0,
     mem_s: gpuBytes / bw / (tp ? n : 1),
     kv_s: kvS,
     kv_copy_s: kvS * (KV_COPIES[runtime] || 0) * (queryGroup(model) - 1),
@@ -124,7 +142,8 @@ export function decodeFromTerms(t, k) {
   // the copies made per query head (KV_COPIES)
   const mem = t.mem_s + (k.kv_factor - 1) * t.kv_s + t.kv_copy_s;
   const step = Math.max(mem / k.eff_bw + t.cpu_s / k.eff_cpu, t.compute_s / k.eff_compute);
-  const paths = k.overhead_s_per_expert * (t.expert_runs || 0) + k.overhead_s_per_sync * (t.sync_calls || 0);
+  const paths = k.overhead_s_per_expert * (t.expert_runs || 0) + k.overhead_s_per_sync * (t.sync_calls || 0)
+    + k.overhead_s_per_old_layer * (t.old_layers || 0);
   return t.batch / (step + k.overhead_s + k.overhead_s_per_layer * t.layers + paths + t.comm_s);
 }
 
@@ -145,7 +164,8 @@ export function attentionFlops(model, n) {
   return flops + stateFlops(model, n);
 }
 
-export function prefillTerms(model, gpu, weights, context, batch, runtime, gpus = 1, gpuLayers = null, constants = null) {
+export function prefillTerms(model, gpu, weights, context, batch, runtime, gpus = 1, gpuLayers = null, constants = null,
+  runtimeVersion = null) {
   const k = speedConstants(constants, runtime, gpu);
   const w = weightsParts(model, weights, runtime);
   const [frac, headOnGpu] = split(model, gpuLayers);
@@ -162,7 +182,7 @@ export function prefillTerms(model, gpu, weights, context, batch, runtime, gpus 
   const cpuBytes = (w.other + w.experts * expertFraction(model, ubatch)) * (1 - frac) + (headOnGpu ? 0 : w.head);
   const n = Math.max(1, gpus);
   const tp = n > 1 && !LAYER_SPLIT_RUNTIMES.includes(runtime);
-  const tflops = matrixTflops(gpu, weights, runtime) * 1e12;
+  const tflops = matrixTflops(gpu, weights, runtime, runtimeVersion) * 1e12;
   return {
     compute_s: tflops > 0 ? (flops - expertFlops) / tflops / (tp ? n : 1) : null,
     expert_s: tflops > 0 ? expertFlops / tflops / (tp ? n : 1) : 0,
