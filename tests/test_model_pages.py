@@ -29,6 +29,26 @@ def test_cards_that_run_a_32b_model_include_the_cards_a_reader_buys(english):
         assert speeds == sorted(speeds, reverse=True)
 
 
+def test_the_lists_computed_in_llama_cpp_name_only_cards_llama_cpp_runs_on(english):
+    """The model pages' cards and the GPU pages' models are llama.cpp estimates: a card no build of
+    llama.cpp runs (TPUs, Trainium, Gaudi, Fermi and Kepler cards, data/software.yaml) is in neither;
+    its GPU page says so in place of an empty table, in every language."""
+    from generator.facts.support import runtime_cards
+
+    runs = set(runtime_cards(english.ds)["llama.cpp"])
+    assert {"tpu-v7", "trainium2", "gaudi-3", "gtx-580-3gb"}.isdisjoint(runs)
+    assert {"radeon-ai-pro-r9700", "ryzen-ai-max-plus-395", "rtx-4090", "apple-m4-max"} <= runs
+    for mid in ("glm-4-5v", "qwen3-32b", "llama-3-1-8b"):
+        listed = {gid for _segment, cards in english.cards_for(mid) for gid, _e in cards}
+        assert listed and listed <= runs, listed - runs
+    assert english.runs_on("tpu-v7") == [] and english.runs_on("radeon-ai-pro-r9700")
+    assert {gid for (_mid, gid) in english.facts.grid} <= runs
+    for lang in ("en", "ko", "zh", "fr"):
+        page = Context(english.ds, lang)
+        text = page.fill("gpu.runs_none", link="L")
+        assert text and "{" not in text and "L" in text, lang
+
+
 def test_the_calculator_link_of_each_listed_card_opens_the_setup_the_list_shows(english):
     """The list is computed at Q4_K_M in llama.cpp at 4,096 tokens: the link carries those
     conditions, so the calculator opens on a setup that fits, not on its own BF16 default."""

@@ -19,6 +19,7 @@ from generator.estimate import EstimateError, estimate, fitting, formats, publis
 from generator.estimate.relative_fit import relative_groups, training_estimates, training_group
 from generator.facts.engine_input import ENGINE_GPU_FIELDS, engine_dict, from_dataset
 from generator.facts.holdout import holdout_errors, holdout_rows
+from generator.facts.support import runtime_cards
 
 GRID_OPTIONS = {"weights": "q4_k_m", "runtime": "llama.cpp", "context": 4096}
 # (weights, runtime) of a model page's memory table, and its contexts (those up to the model's longest)
@@ -141,10 +142,20 @@ class EstimateFacts:
                            else _dumps(item))
         return memo[ident]
 
+    @functools.cached_property
+    def grid_cards(self) -> frozenset[str] | None:
+        """The cards some build of the grid's runtime (llama.cpp) runs (data/software.yaml), None
+        where the data says nothing of it: a card outside it gets no grid estimate."""
+        cards = runtime_cards(self.ds).get(GRID_OPTIONS["runtime"])
+        return None if cards is None else frozenset(cards)
+
     def grid_cell(self, mid: str, gid: str) -> dict | None:
         """The estimate for one model on one card, as ``grid`` holds it (None when it cannot be
-        estimated): a card's page reads its own column without the whole grid."""
+        estimated, or the grid's runtime does not run on the card): a card's page reads its own
+        column without the whole grid."""
 
+        if self.grid_cards is not None and gid not in self.grid_cards:
+            return None
         cell = (self.content_key("models", mid), self.content_key("gpus", gid), self.fit_digest)
         return reuse.GRID.get(cell, lambda: _grid_estimate(self.bundle.models[mid], self.bundle.gpus[gid], self.estimates))
 
