@@ -163,3 +163,11 @@ def shipped_modules(static: Path, templates: Path = TEMPLATES, cache: Path | Non
         if kept is not None:
             kept.save(keep_unused=False)  # the modules of this build, no other
     return {rel: text.encode("utf-8") for (_src, rel, _data), text in zip(modules, found, strict=True)}
+
+
+def search_terms_json(ds, lang: str) -> str:
+    """The search box's extra words for one language (data/search.yaml): word -> the words it also
+    looks for, keys in lower case. Read by assets/js/search-terms.js on the first search."""
+    terms = (ds.search_terms.data if ds.search_terms else {}).get(lang) or {}
+    return json.dumps({"synonyms": {k.lower(): list(v) for k, v in terms.items()}},
+                      ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"

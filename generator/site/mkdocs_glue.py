@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import json
 import logging
 import os
 import posixpath
@@ -338,3 +339,12 @@ class _no_dirty_warning:
         self.log.removeFilter(self.filter)
 
 
+def compact_search_index(path: Path) -> None:
+    """Rewrite the theme's search index with UTF-8 text instead of ``\\uXXXX`` escapes.
+
+    Every page fetches and parses this file on load, so its size is main-thread time: the
+    Korean and Chinese indexes shrink by about a third. The content is unchanged."""
+    if not path.is_file():
+        return
+    data = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")

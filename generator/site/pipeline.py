@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import copy
-import json
 import multiprocessing
 import os
 import re
@@ -26,7 +25,7 @@ from generator.data.locales import LANGS, build_order, locale
 from generator.data.problems import DataError, Problem
 from generator.facts.derive import derive
 from generator.publish.api import write_api, write_client_data
-from generator.publish.assets import shipped_modules, static_bytes, static_files
+from generator.publish.assets import search_terms_json, shipped_modules, static_bytes, static_files
 from generator.publish.feed import atom
 from generator.publish.render import MissingText, alternates, nav, preload_templates, render_language
 from generator.site import mkdocs_glue, scratch
@@ -335,22 +334,11 @@ def build_languages(ds: Dataset, paths: Paths, out_dir: Path, langs=LANGS, timin
         site_dir = out_dir if (lang == "en" or not nested) else out_dir / lang
         overrides = mkdocs_overrides(ds, lang, paths.build / "docs" / lang, site_dir, base)
         mkdocs_glue.build(paths.root / "mkdocs.yml", overrides)
-        compact_search_index(site_dir / "search" / "search_index.json")
+        mkdocs_glue.compact_search_index(site_dir / "search" / "search_index.json")
         if lang == "en":
             publish_api(paths, site_dir)
         if timings:
             timings.add(f"mkdocs:{lang}", time.perf_counter() - t0)
-
-
-def compact_search_index(path: Path) -> None:
-    """Rewrite the theme's search index with UTF-8 text instead of ``\\uXXXX`` escapes.
-
-    Every page fetches and parses this file on load, so its size is main-thread time: the
-    Korean and Chinese indexes shrink by about a third. The content is unchanged."""
-    if not path.is_file():
-        return
-    data = json.loads(path.read_text(encoding="utf-8"))
-    path.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
 
 
 def build_site(paths: Paths, langs=LANGS, timings: Timings | None = None) -> Dataset:
@@ -449,12 +437,4 @@ def manifest(site: Path) -> dict:
     return {p.relative_to(site).as_posix(): p.stat().st_size for p in sorted(site.rglob("*")) if p.is_file()}
 
 
-__all__ = ["Paths", "build_site", "generate", "load_or_fail", "manifest", "json", "swap_in"]
-
-
-def search_terms_json(ds: Dataset, lang: str) -> str:
-    """The search box's extra words for one language (data/search.yaml): word -> the words it also
-    looks for, keys in lower case. Read by assets/js/search-terms.js on the first search."""
-    terms = (ds.search_terms.data if ds.search_terms else {}).get(lang) or {}
-    return json.dumps({"synonyms": {k.lower(): list(v) for k, v in terms.items()}},
-                      ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+__all__ = ["Paths", "build_site", "generate", "load_or_fail", "manifest", "swap_in"]
