@@ -89,8 +89,6 @@ def result(gpu: str, model_id: str, metric: str, value: float, note: str, **cond
 def measurements_file(meta: dict, results: list[dict]) -> str:
     """The YAML text of a data/measurements/ file; ``meta``: gpu_name, url (or None: the file names
     this script as its source), date, versions (dict)."""
-    import yaml
-
     versions = ", ".join(f"{k} {v}" for k, v in meta["versions"].items())
     if meta.get("graph"):
         return _graph_file(meta, versions, results)
@@ -115,7 +113,13 @@ def measurements_file(meta: dict, results: list[dict]) -> str:
                   "adapters on all seven projections of the bf16 model."),
         "results": results,
     }
-    head = f"# whichgpu's own measurements ({meta['gpu_name']}, {meta['date']})\n"
+    return _text(f"# whichgpu's own measurements ({meta['gpu_name']}, {meta['date']})\n", doc)
+
+
+def _text(head: str, doc: dict) -> str:
+    """The file's text: ``head`` and ``doc`` as YAML, in the canonical form where it can be made here."""
+    import yaml
+
     text = head + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100000)
     try:
         from generator.cli.format import format_text
@@ -127,7 +131,6 @@ def measurements_file(meta: dict, results: list[dict]) -> str:
 def _graph_file(meta: dict, versions: str, results: list[dict]) -> str:
     """The measurements file of ``--modes graph-decode``: runtime pytorch (the model's code is
     transformers', the step is PyTorch's captured graph, with no generate() loop around it)."""
-    import yaml
 
     doc = {
         "title": f"whichgpu's own measurements on one {meta['gpu_name']}: decode at several batch sizes",
@@ -145,10 +148,4 @@ def _graph_file(meta: dict, versions: str, results: list[dict]) -> str:
                   "the whole static cache. Rates count the tokens of every sequence of the batch."),
         "results": results,
     }
-    head = f"# whichgpu's own measurements ({meta['gpu_name']}, decode at several batch sizes, {meta['date']})\n"
-    text = head + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100000)
-    try:
-        from generator.cli.format import format_text
-    except ImportError:
-        return text
-    return format_text(text, "measurements/own.yaml")
+    return _text(f"# whichgpu's own measurements ({meta['gpu_name']}, decode at several batch sizes, {meta['date']})\n", doc)
