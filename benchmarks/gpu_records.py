@@ -92,28 +92,29 @@ def measurements_file(meta: dict, results: list[dict]) -> str:
     versions = ", ".join(f"{k} {v}" for k, v in meta["versions"].items())
     if meta.get("graph"):
         return _graph_file(meta, versions, results)
-    doc = {
-        "title": f"whichgpu's own measurements on one {meta['gpu_name']}: peak memory, prefill, decode and training",
-        **({"url": meta["url"]} if meta.get("url") else {"script": SCRIPT}),
-        "publisher": "whichgpu (own measurements)",
-        "date": meta["date"],
-        "runtime": "transformers",
-        "runtime_version": meta["versions"].get("transformers", "unknown"),
-        "notes": (f"Measured by {SCRIPT} on one {meta['gpu_name']} ({versions}). Each model is rebuilt "
-                  "from the architecture its record gives, with random bf16 weights, and its parameter count "
-                  "checked against the record. Attention runs through PyTorch's scaled-dot-product kernels. "
-                  "Peak memory is the most PyTorch allocated (torch.cuda.max_memory_allocated), without the "
-                  "CUDA context. Prefill is one forward pass over the prompt, keeping its KV cache, the faster "
-                  f"of two after a warm-up. Decode times whole greedy generate() calls of {meta.get('generate', 64)} "
-                  f"tokens after a 512-token prompt, batch 1, and keeps the fastest of {meta.get('repeats', 3)}: the "
-                  "host's time per step counts, and it is most of each step. "
-                  "Training runs three optimizer steps on 2,048 random tokens and keeps the fastest after the "
-                  "first. Full fine-tuning keeps fp32 weights and AdamW moments under bf16 autocast; it is "
-                  "measured only where those 16 bytes per parameter fit on the card. LoRA puts rank-16 "
-                  "adapters on all seven projections of the bf16 model."),
-        "results": results,
-    }
+    doc = _doc(meta, "peak memory, prefill, decode and training", "transformers", "transformers", results,
+        (f"Measured by {SCRIPT} on one {meta['gpu_name']} ({versions}). Each model is rebuilt "
+         "from the architecture its record gives, with random bf16 weights, and its parameter count "
+         "checked against the record. Attention runs through PyTorch's scaled-dot-product kernels. "
+         "Peak memory is the most PyTorch allocated (torch.cuda.max_memory_allocated), without the "
+         "CUDA context. Prefill is one forward pass over the prompt, keeping its KV cache, the faster "
+         f"of two after a warm-up. Decode times whole greedy generate() calls of {meta.get('generate', 64)} "
+         f"tokens after a 512-token prompt, batch 1, and keeps the fastest of {meta.get('repeats', 3)}: the "
+         "host's time per step counts, and it is most of each step. "
+         "Training runs three optimizer steps on 2,048 random tokens and keeps the fastest after the "
+         "first. Full fine-tuning keeps fp32 weights and AdamW moments under bf16 autocast; it is "
+         "measured only where those 16 bytes per parameter fit on the card. LoRA puts rank-16 "
+         "adapters on all seven projections of the bf16 model."))
     return _text(f"# whichgpu's own measurements ({meta['gpu_name']}, {meta['date']})\n", doc)
+
+
+def _doc(meta: dict, what: str, runtime: str, versioned_by: str, results: list[dict], notes: str) -> dict:
+    """A file of the site's own runs: its source (the script, or ``meta["url"]``), the date, the
+    runtime with the version of ``versioned_by``, the notes and the results."""
+    return {"title": f"whichgpu's own measurements on one {meta['gpu_name']}: {what}",
+            **({"url": meta["url"]} if meta.get("url") else {"script": SCRIPT}),
+            "publisher": "whichgpu (own measurements)", "date": meta["date"], "runtime": runtime,
+            "runtime_version": meta["versions"].get(versioned_by, "unknown"), "notes": notes, "results": results}
 
 
 def _text(head: str, doc: dict) -> str:
@@ -131,21 +132,12 @@ def _text(head: str, doc: dict) -> str:
 def _graph_file(meta: dict, versions: str, results: list[dict]) -> str:
     """The measurements file of ``--modes graph-decode``: runtime pytorch (the model's code is
     transformers', the step is PyTorch's captured graph, with no generate() loop around it)."""
-
-    doc = {
-        "title": f"whichgpu's own measurements on one {meta['gpu_name']}: decode at several batch sizes",
-        **({"url": meta["url"]} if meta.get("url") else {"script": SCRIPT}),
-        "publisher": "whichgpu (own measurements)",
-        "date": meta["date"],
-        "runtime": "pytorch",
-        "runtime_version": meta["versions"].get("torch", "unknown"),
-        "notes": (f"Measured by {SCRIPT} --modes graph-decode on one {meta['gpu_name']} ({versions}). Each model "
-                  "is rebuilt from the architecture its record gives (transformers' code for it), with random bf16 "
-                  "weights, and its parameter count checked against the record. A prompt fills a static KV cache; "
-                  "one decode step is captured as a CUDA graph and replayed, the greedy token fed back and the "
-                  "cache position moved between replays, so the host adds no time between the step's kernels (as "
-                  "serving runtimes run a step). Attention runs through PyTorch's scaled-dot-product kernels over "
-                  "the whole static cache. Rates count the tokens of every sequence of the batch."),
-        "results": results,
-    }
+    doc = _doc(meta, "decode at several batch sizes", "pytorch", "torch", results,
+        (f"Measured by {SCRIPT} --modes graph-decode on one {meta['gpu_name']} ({versions}). Each model "
+         "is rebuilt from the architecture its record gives (transformers' code for it), with random bf16 "
+         "weights, and its parameter count checked against the record. A prompt fills a static KV cache; "
+         "one decode step is captured as a CUDA graph and replayed, the greedy token fed back and the "
+         "cache position moved between replays, so the host adds no time between the step's kernels (as "
+         "serving runtimes run a step). Attention runs through PyTorch's scaled-dot-product kernels over "
+         "the whole static cache. Rates count the tokens of every sequence of the batch."))
     return _text(f"# whichgpu's own measurements ({meta['gpu_name']}, decode at several batch sizes, {meta['date']})\n", doc)
