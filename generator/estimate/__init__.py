@@ -30,11 +30,11 @@ def reference_id(bundle: Bundle) -> str | None:
     return DEFAULT_REFERENCE if DEFAULT_REFERENCE in bundle.gpus else None
 
 
-def published(bundle: Bundle, reference: str | None = None, held_out=None) -> dict:
+def published(bundle: Bundle, reference: str | None = None, held_out=None, constants: dict | None = None) -> dict:
     """constants + errors + reference: what pages print and what the client data file ships.
     ``held_out(source, make)``: a caller's cache of the leave-one-source-out errors of one source
-    (``fit_error.accuracy``)."""
-    constants = fit_constants(bundle.models, bundle.gpus, bundle.measurements, bundle.revisions)
+    (``fit_error.accuracy``); ``constants``: ``fit_constants`` of the bundle where the caller has them."""
+    constants = constants or fit_constants(bundle.models, bundle.gpus, bundle.measurements, bundle.revisions)
     errors = accuracy(bundle.models, bundle.gpus, bundle.measurements, bundle.revisions, constants, held_out)
     ref = reference or reference_id(bundle)
     return {"constants": constants, "errors": errors, "reference": bundle.gpus.get(ref) if ref else None}

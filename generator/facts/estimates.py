@@ -16,8 +16,10 @@ from pathlib import Path
 
 from generator import reuse
 from generator.estimate import EstimateError, estimate, fitting, formats, published, reference_id
+from generator.estimate.fit_error import held_out_sources
 from generator.estimate.relative_fit import relative_groups, training_estimates, training_group
 from generator.facts.engine_input import ENGINE_GPU_FIELDS, engine_dict, from_dataset
+from generator.facts.folds import can_fork, fold_errors
 from generator.facts.holdout import holdout_errors, holdout_rows
 from generator.facts.support import runtime_cards
 
@@ -366,7 +368,14 @@ def published_estimates(bundle, digest: str | None = None) -> dict:
         return kept
     # the same JSON types and key order as a cached copy: a build is the same with or without it
     held_out = _held_out_kept()
-    table = json.loads(json.dumps(published(bundle, held_out=held_out_of(held_out, digest)), sort_keys=True))
+    constants = fitting.fit_constants(bundle.models, bundle.gpus, bundle.measurements, bundle.revisions)
+    new = [s for s in held_out_sources(bundle.models, bundle.gpus, bundle.measurements, bundle.revisions)
+           if held_out.find(f"{digest}/{s}") is None]
+    if can_fork(len(new)):  # the folds side by side (generator.facts.folds), else in turn below
+        for source, errors in fold_errors(bundle, constants, new).items():
+            held_out.keep(f"{digest}/{source}", errors)
+    table = json.loads(json.dumps(published(bundle, held_out=held_out_of(held_out, digest), constants=constants),
+                                  sort_keys=True))
     held_out.save(keep_unused=False)
     reuse.write_json(path, table, sort_keys=True)  # a read-only tree still builds, only slower
     return table
