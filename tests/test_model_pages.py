@@ -49,6 +49,19 @@ def test_the_lists_computed_in_llama_cpp_name_only_cards_llama_cpp_runs_on(engli
         assert text and "{" not in text and "L" in text, lang
 
 
+def test_a_card_llama_cpp_does_not_run_gets_a_sentence_not_an_empty_table(tmp_path):
+    from generator.site.pipeline import Paths, generate_language, load_or_fail
+
+    paths = Paths(root=ROOT, data=ROOT / "data", build=tmp_path / "build", site=tmp_path / "site")
+    ds = load_or_fail(paths)
+    generate_language(ds, paths, "fr", only={"gpus/tpu-v7.md", "gpus/rtx-4090.md"})
+    docs = paths.build / "docs" / "fr" / "gpus"
+    tpu, rtx = ((docs / f"{gid}.md").read_text(encoding="utf-8") for gid in ("tpu-v7", "rtx-4090"))
+    fits = tpu.split("{ #fits", 1)[1].split("\n## ", 1)[0]
+    assert "Aucun build de llama" in fits and "<table" not in fits
+    assert "Aucun build de llama" not in rtx and "Qwen3 32B" in rtx.split("{ #fits", 1)[1].split("\n## ", 1)[0]
+
+
 def test_the_calculator_link_of_each_listed_card_opens_the_setup_the_list_shows(english):
     """The list is computed at Q4_K_M in llama.cpp at 4,096 tokens: the link carries those
     conditions, so the calculator opens on a setup that fits, not on its own BF16 default."""
