@@ -20,8 +20,8 @@ def cache(tmp_path, monkeypatch):
     """The fitted table's cache in a folder of its own, fitting replaced by a count of its calls."""
     fits = []
     monkeypatch.setattr(estimates, "CACHE_DIR", tmp_path / "cache")
-    monkeypatch.setattr(estimates, "published",
-                        lambda bundle, held_out=None: fits.append(bundle) or json.loads(json.dumps(TABLE)))
+    monkeypatch.setattr(estimates, "_published",
+                        lambda bundle, held_out, digest: fits.append(bundle) or json.loads(json.dumps(TABLE)))
     return tmp_path / "cache" / "estimate-abc.json", fits
 
 

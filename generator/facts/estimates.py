@@ -368,17 +368,22 @@ def published_estimates(bundle, digest: str | None = None) -> dict:
         return kept
     # the same JSON types and key order as a cached copy: a build is the same with or without it
     held_out = _held_out_kept()
-    constants = fitting.fit_constants(bundle.models, bundle.gpus, bundle.measurements, bundle.revisions)
-    new = [s for s in held_out_sources(bundle.models, bundle.gpus, bundle.measurements, bundle.revisions)
-           if held_out.find(f"{digest}/{s}") is None]
-    if can_fork(len(new)):  # the folds side by side (generator.facts.folds), else in turn below
-        for source, errors in fold_errors(bundle, constants, new).items():
-            held_out.keep(f"{digest}/{source}", errors)
-    table = json.loads(json.dumps(published(bundle, held_out=held_out_of(held_out, digest), constants=constants),
-                                  sort_keys=True))
+    table = json.loads(json.dumps(_published(bundle, held_out, digest), sort_keys=True))
     held_out.save(keep_unused=False)
     reuse.write_json(path, table, sort_keys=True)  # a read-only tree still builds, only slower
     return table
+
+
+def _published(bundle, held_out: reuse.Kept, digest: str) -> dict:
+    """``published`` of the bundle, the folds it has not kept yet computed side by side first
+    (:mod:`generator.facts.folds`) where the machine allows, else in turn inside it."""
+    constants = fitting.fit_constants(bundle.models, bundle.gpus, bundle.measurements, bundle.revisions)
+    new = [s for s in held_out_sources(bundle.models, bundle.gpus, bundle.measurements, bundle.revisions)
+           if held_out.find(f"{digest}/{s}") is None]
+    if can_fork(len(new)):
+        for source, errors in fold_errors(bundle, constants, new).items():
+            held_out.keep(f"{digest}/{source}", errors)
+    return published(bundle, held_out=held_out_of(held_out, digest), constants=constants)
 
 
 HELD_OUT_FILE = "held-out-errors.json"
