@@ -30,7 +30,6 @@ from generator.estimate.formats import (
 from generator.estimate.hfconfig import ConfigError, model_from_config
 from generator.estimate.offload import FRONT_ENDS
 from generator.facts.derive import derive
-from generator.facts.support import runtime_cards
 
 # the engine's error keys, each with its sentence (docs/assets/js/calc/tables.json)
 MESSAGES = {key: spec["cli"] for key, spec in ERRORS.items()}
@@ -367,7 +366,7 @@ def _estimate(args, facts, model: dict | None) -> dict:
     if model is None:
         model = find_model(bundle.models, args.model)
     options = _options(args)
-    cards = {"runtime_cards": runtime_cards(facts.ds)}
+    cards = {"runtime_cards": facts.runtime_cards}
     estimate(model, gpu, options, cards)  # reject impossible input before fitting the constants
     return estimate(model, gpu, options, {**published(args.reference), **cards})
 

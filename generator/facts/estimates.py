@@ -145,10 +145,15 @@ class EstimateFacts:
         return memo[ident]
 
     @functools.cached_property
+    def runtime_cards(self) -> dict[str, list[str]]:
+        """Runtime -> the cards some build of its software runs (:func:`generator.facts.support.runtime_cards`)."""
+        return runtime_cards(self.ds)
+
+    @functools.cached_property
     def grid_cards(self) -> frozenset[str] | None:
         """The cards some build of the grid's runtime (llama.cpp) runs (data/software.yaml), None
         where the data says nothing of it: a card outside it gets no grid estimate."""
-        cards = runtime_cards(self.ds).get(GRID_OPTIONS["runtime"])
+        cards = self.runtime_cards.get(GRID_OPTIONS["runtime"])
         return None if cards is None else frozenset(cards)
 
     def grid_cell(self, mid: str, gid: str) -> dict | None:

@@ -22,7 +22,9 @@ _INPUTS: tuple | None = None
 
 
 def can_fork(jobs: int) -> bool:
-    """More than one job and core, fork available, and no other thread running."""
+    """Parallel processes: more than one job and core, fork available, and no other thread running
+    (the live-reload server runs threads; it builds in its own process). The build's languages and
+    the folds ask alike."""
     return (min(jobs, os.cpu_count() or 1) > 1 and threading.active_count() == 1
             and "fork" in multiprocessing.get_all_start_methods())
 

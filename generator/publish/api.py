@@ -23,7 +23,6 @@ from generator.facts.results import (
     software_result,
     topics_result,
 )
-from generator.facts.support import runtime_cards
 from generator.publish.render import Context
 
 SCHEMA_VERSION = 1
@@ -235,7 +234,7 @@ def client_data(ds: Dataset) -> dict:
         # fitted constants, measured errors and the reference card: what estimate.mjs takes as `table`
         "estimates": facts.estimates,
         # runtime -> the cards some build of its software runs (data/software.yaml): the calculator lists only those
-        "runtime_cards": runtime_cards(ds),
+        "runtime_cards": facts.runtime_cards,
         # what the picker applies for each revision, and today's cards (generator/facts/picker.py, today.py)
         "picker": facts.picker_views,
         "today": facts.today_client,

@@ -11,7 +11,6 @@ import multiprocessing
 import os
 import re
 import shutil
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +23,7 @@ from generator.data.loader import load_dataset
 from generator.data.locales import LANGS, build_order, locale
 from generator.data.problems import DataError, Problem
 from generator.facts.derive import derive
+from generator.facts.folds import can_fork
 from generator.publish.api import write_api, write_client_data
 from generator.publish.assets import search_terms_json, shipped_modules, static_bytes, static_files
 from generator.publish.feed import atom
@@ -108,7 +108,7 @@ def generate(ds: Dataset, paths: Paths, langs=LANGS, timings: Timings | None = N
 
     t0 = time.perf_counter()
     langs = list(langs)
-    if _can_fork(len(langs)):
+    if can_fork(len(langs)):
         derive(ds).warm()
         minified_modules(paths)
         out = dict(zip(langs, _fork_map(_generate_forked, langs, (ds, paths)), strict=True))
@@ -357,7 +357,7 @@ def _build_site(paths: Paths, langs, timings: Timings | None) -> Dataset:
     ds = load_or_fail(paths)
     if timings:
         timings.add("validate", time.perf_counter() - t0)
-    parallel = _can_fork(len(langs))
+    parallel = can_fork(len(langs))
     if not parallel:
         generate(ds, paths, langs, timings)
     tmp = paths.site.with_name(f"{paths.site.name}.tmp-{os.getpid()}")
@@ -390,13 +390,6 @@ def _build_site(paths: Paths, langs, timings: Timings | None) -> Dataset:
 # language's ``build_weight`` in the locale table. With two processes, the first of the two
 # heaviest to finish takes the third, the other the fourth.
 BUILD_ORDER = tuple(build_order(LANGS))
-
-
-def _can_fork(jobs: int) -> bool:
-    """Parallel processes: more than one job and core, fork available, and no other thread running
-    (the live-reload server runs threads; it builds in its own process)."""
-    return (min(jobs, os.cpu_count() or 1) > 1 and threading.active_count() == 1
-            and "fork" in multiprocessing.get_all_start_methods())
 
 
 def _build_pipelined(ds: Dataset, paths: Paths, parts: dict[str, Path], timings: Timings | None) -> None:
